@@ -1,0 +1,86 @@
+// dossier collect: probe the machine (or a captured tree) and append a record to the dossier, or
+// print it (--format) and store nothing.
+#include <unistd.h>
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "cli/parse.h"
+#include "model/json_io.h"
+#include "probe/probe.h"
+#include "render/render.h"
+#include "store/dossier_dir.h"
+#include "util/redact.h"
+
+extern char** environ;
+
+namespace dossier::cli {
+namespace {
+
+std::map<std::string, std::string> CallerEnvironment() {
+  std::map<std::string, std::string> env;
+  for (char** e = environ; e && *e; ++e) {
+    std::string_view kv(*e);
+    size_t eq = kv.find('=');
+    if (eq == std::string_view::npos) continue;
+    env.emplace(std::string(kv.substr(0, eq)), std::string(kv.substr(eq + 1)));
+  }
+  return env;
+}
+
+}  // namespace
+
+int RunCollect(const std::vector<std::string>& args) {
+  CLI::App app("Probe this machine, or a captured machine tree, into the dossier.",
+               "dossier collect");
+  std::string root = "/", dossier_dir = "dossier", format;
+  CollectOptions opts;
+  bool quiet = false;
+  app.add_option("--root", root, "read the machine under this directory instead of /");
+  app.add_option("--machine", opts.machine_name, "name of the machine (default: its hostname)");
+  app.add_option("--dossier", dossier_dir, "dossier directory to append to")
+      ->capture_default_str();
+  app.add_option("--format", format, "print the report (md or json) and store nothing")
+      ->check(CLI::IsMember({"md", "json"}));
+  app.add_option("--venv", opts.venvs, "a Python environment to read (repeatable)");
+  app.add_flag("-q,--quiet", quiet, "no progress on stderr");
+  if (int rc = Parse(app, args); rc >= 0) return rc;
+
+  RootFs fs(root);
+  if (auto s = fs.Check(); !s) {
+    std::fprintf(stderr, "dossier collect: --root: %s\n", s.error().message.c_str());
+    return kExitUsage;
+  }
+  if (fs.live()) opts.caller_env = CallerEnvironment();
+  std::vector<std::string> log;
+  if (!quiet) std::fprintf(stderr, "collecting %s\n", fs.live() ? "this machine" : root.c_str());
+  Machine m = CollectMachine(fs, opts, &log);
+  if (!quiet)
+    for (const auto& l : log) std::fprintf(stderr, "  %s\n", l.c_str());
+
+  if (!format.empty()) {
+    View view;
+    view.generated_at = NowIso8601();
+    MachineView mv;
+    mv.machine = std::move(m);
+    mv.record = {"", "collect", view.generated_at, std::string("dossier ") + DOSSIER_VERSION};
+    view.machines.push_back(std::move(mv));
+    std::string text = FindRenderer(format)->render(view);
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return kExitOk;
+  }
+
+  nlohmann::json doc = {{"kind", "collect"}, {"root", fs.live() ? "/" : root}};
+  doc["machine"] = MachineToJson(m);
+  DossierDir dir(dossier_dir);
+  auto path = dir.Append(std::move(doc), m.name);
+  if (!path) {
+    std::fprintf(stderr, "dossier collect: cannot write the record: %s\n",
+                 path.error().message.c_str());
+    return kExitFailure;
+  }
+  if (!quiet) std::fprintf(stderr, "wrote %s\n", path->c_str());
+  return kExitOk;
+}
+
+}  // namespace dossier::cli

@@ -1,0 +1,97 @@
+#include <algorithm>
+#include <cstdio>
+#include <string_view>
+
+#include "cli/command.h"
+#include "probe/probe.h"
+#include "render/render.h"
+
+namespace dossier::cli {
+namespace {
+
+int RunHelp(const std::vector<std::string>& args);
+
+int RunVersion(const std::vector<std::string>&) {
+  std::printf("dossier %s\n", DOSSIER_VERSION);
+  return kExitOk;
+}
+
+size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+}  // namespace
+
+const std::vector<Command>& Commands() {
+  static const std::vector<Command> kCommands = {
+      {"collect", "probe this machine (or --root DIR) into the dossier, or print it (--format)",
+       RunCollect},
+      {"report", "render the dossier: the latest view of every machine (--format md|json)",
+       RunReport},
+      {"help", "list the commands, or 'help probes' / 'help formats'", RunHelp},
+      {"version", "print the version", RunVersion},
+  };
+  return kCommands;
+}
+
+namespace {
+
+int RunHelp(const std::vector<std::string>& args) {
+  if (!args.empty() && args[0] == "probes") {
+    for (const auto& p : ProbeTable()) std::printf("  %-16s %s\n", p.name, p.what);
+    return kExitOk;
+  }
+  if (!args.empty() && args[0] == "formats") {
+    for (const auto& r : RendererTable()) std::printf("  %-8s %s\n", r.format, r.what);
+    return kExitOk;
+  }
+  std::printf(
+      "dossier %s: the state of a multi-GPU inference machine, with every fact's source.\n\n"
+      "usage: dossier COMMAND [options]   (dossier COMMAND --help for its options)\n\n",
+      DOSSIER_VERSION);
+  for (const auto& c : Commands()) std::printf("  %-12s %s\n", c.name, c.summary);
+  std::printf(
+      "\nexit codes: 0 done; 1 ran but something failed; 2 bad usage or unusable input\n");
+  return kExitOk;
+}
+
+}  // namespace
+
+int Main(int argc, char** argv) {
+  if (argc < 2) {
+    RunHelp({});
+    return kExitUsage;
+  }
+  std::string name = argv[1];
+  if (name == "--help" || name == "-h") return RunHelp({});
+  if (name == "--version") return RunVersion({});
+  std::vector<std::string> args(argv + 2, argv + argc);
+  for (const auto& c : Commands()) {
+    if (name == c.name) return c.run(args);
+  }
+  std::fprintf(stderr, "dossier: unknown command '%s'", name.c_str());
+  const Command* best = nullptr;
+  size_t best_d = 3;  // suggest only close matches
+  for (const auto& c : Commands()) {
+    size_t d = EditDistance(name, c.name);
+    if (d < best_d) {
+      best_d = d;
+      best = &c;
+    }
+  }
+  if (best) std::fprintf(stderr, "; did you mean '%s'?", best->name);
+  std::fprintf(stderr, "\nrun 'dossier help' for the list of commands\n");
+  return kExitUsage;
+}
+
+}  // namespace dossier::cli

@@ -1,0 +1,25 @@
+// Running a CLI11 parser over a subcommand's arguments with our exit codes. Included only by the
+// cli/*.cc files (CLI11 is slow to compile; it stays out of everything else).
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+#include "cli/command.h"
+
+namespace dossier::cli {
+
+// Returns -1 when the command should go on, else the exit code (0 after --help).
+inline int Parse(CLI::App& app, const std::vector<std::string>& args) {
+  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them reversed
+  try {
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? kExitOk : kExitUsage;
+  }
+  return -1;
+}
+
+}  // namespace dossier::cli

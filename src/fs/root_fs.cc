@@ -1,0 +1,233 @@
+#include "fs/root_fs.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+namespace dossier {
+namespace {
+
+Error FromErrno(int err, const std::string& what) {
+  std::string msg = what + ": " + std::strerror(err);
+  switch (err) {
+    case ENOENT:
+    case ENOTDIR:
+      return Error::NotFound(msg);
+    case EACCES:
+    case EPERM:
+      return Error::Permission(msg + " (needs root)");
+    default:
+      return Error::Io(msg);
+  }
+}
+
+// Splits a machine path into components, dropping empty ones and ".".
+std::vector<std::string> Components(std::string_view path) {
+  std::vector<std::string> out;
+  size_t i = 0;
+  while (i <= path.size()) {
+    size_t j = path.find('/', i);
+    if (j == std::string_view::npos) j = path.size();
+    std::string_view c = path.substr(i, j - i);
+    if (!c.empty() && c != ".") out.emplace_back(c);
+    i = j + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string JoinPath(std::string_view a, std::string_view b) {
+  if (b.starts_with('/')) return std::string(b);
+  std::string out(a);
+  if (out.empty() || out.back() != '/') out += '/';
+  out += b;
+  return out;
+}
+
+std::string_view BaseName(std::string_view path) {
+  while (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
+  size_t k = path.rfind('/');
+  return k == std::string_view::npos ? path : path.substr(k + 1);
+}
+
+std::string_view DirName(std::string_view path) {
+  size_t k = path.rfind('/');
+  if (k == std::string_view::npos) return ".";
+  if (k == 0) return "/";
+  return path.substr(0, k);
+}
+
+RootFs::RootFs(std::string root) {
+  while (root.size() > 1 && root.back() == '/') root.pop_back();
+  live_ = root.empty() || root == "/";
+  root_ = live_ ? "" : root;
+}
+
+Status RootFs::Check() const {
+  struct stat st;
+  std::string r = live_ ? "/" : root_;
+  if (::stat(r.c_str(), &st) != 0) {
+    return FromErrno(errno, "root directory " + r);
+  }
+  if (!S_ISDIR(st.st_mode)) return Error::Invalid("root " + r + " is not a directory");
+  return OkStatus();
+}
+
+std::string RootFs::HostPath(std::string_view path) const {
+  std::string p(path);
+  if (p.empty() || p[0] != '/') p.insert(p.begin(), '/');
+  return root_ + p;
+}
+
+Result<std::string> RootFs::Resolve(std::string_view path) const {
+  // Walk the components; a link's target replaces the components read so far (absolute) or is
+  // spliced in (relative). 40 links at most, as the kernel allows.
+  std::vector<std::string> todo = Components(path);
+  std::reverse(todo.begin(), todo.end());
+  std::vector<std::string> done;
+  int links = 0;
+  while (!todo.empty()) {
+    std::string c = std::move(todo.back());
+    todo.pop_back();
+    if (c == "..") {
+      if (!done.empty()) done.pop_back();  // ".." at the root stays at the root
+      continue;
+    }
+    done.push_back(c);
+    std::string cur;
+    for (const auto& d : done) cur += "/" + d;
+    struct stat st;
+    std::string host = root_ + cur;
+    if (::lstat(host.c_str(), &st) != 0) {
+      if (errno == ENOENT && todo.empty()) return cur;  // a missing last component is allowed
+      return FromErrno(errno, cur);
+    }
+    if (!S_ISLNK(st.st_mode)) continue;
+    if (++links > 40) return Error::Invalid(std::string(path) + ": too many levels of links");
+    char buf[4096];
+    ssize_t n = ::readlink(host.c_str(), buf, sizeof buf - 1);
+    if (n < 0) return FromErrno(errno, cur);
+    std::string target(buf, n);
+    done.pop_back();
+    if (!target.empty() && target[0] == '/') done.clear();
+    std::vector<std::string> t = Components(target);
+    for (auto it = t.rbegin(); it != t.rend(); ++it) todo.push_back(*it);
+  }
+  std::string out;
+  for (const auto& d : done) out += "/" + d;
+  return out.empty() ? std::string("/") : out;
+}
+
+Result<std::string> RootFs::Read(std::string_view path, size_t max_bytes) const {
+  auto resolved = Resolve(path);
+  if (!resolved) return resolved.error();
+  std::string host = HostPath(*resolved);
+  int fd = ::open(host.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return FromErrno(errno, std::string(path));
+  struct stat st;
+  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    return Error::Invalid(std::string(path) + " is a directory");
+  }
+  std::string out;
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int err = errno;
+      ::close(fd);
+      return FromErrno(err, std::string(path));
+    }
+    if (n == 0) break;
+    if (out.size() + static_cast<size_t>(n) > max_bytes) {
+      ::close(fd);
+      return Error::TooLarge(std::string(path) + ": larger than " + std::to_string(max_bytes) +
+                             " bytes");
+    }
+    out.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return out;
+}
+
+Result<std::string> RootFs::ReadValue(std::string_view path) const {
+  auto r = Read(path, 1 << 20);
+  if (!r) return r;
+  std::string& s = *r;
+  size_t nl = s.find('\n');
+  if (nl != std::string::npos) s.resize(nl);
+  size_t b = s.find_first_not_of(" \t\r");
+  size_t e = s.find_last_not_of(" \t\r");
+  return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
+}
+
+Result<std::vector<std::string>> RootFs::List(std::string_view dir) const {
+  auto resolved = Resolve(dir);
+  if (!resolved) return resolved.error();
+  std::string host = HostPath(*resolved);
+  DIR* d = ::opendir(host.c_str());
+  if (!d) return FromErrno(errno, std::string(dir));
+  std::vector<std::string> out;
+  while (struct dirent* e = ::readdir(d)) {
+    if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
+    out.emplace_back(e->d_name);
+  }
+  ::closedir(d);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Result<std::string> RootFs::ReadLink(std::string_view path) const {
+  auto resolved = Resolve(DirName(path));
+  if (!resolved) return resolved.error();
+  std::string host = HostPath(JoinPath(*resolved, BaseName(path)));
+  char buf[4096];
+  ssize_t n = ::readlink(host.c_str(), buf, sizeof buf - 1);
+  if (n < 0) return FromErrno(errno, std::string(path));
+  return std::string(buf, static_cast<size_t>(n));
+}
+
+bool RootFs::Exists(std::string_view path) const {
+  auto resolved = Resolve(path);
+  if (!resolved) return false;
+  struct stat st;
+  return ::stat(HostPath(*resolved).c_str(), &st) == 0;
+}
+
+bool RootFs::IsDir(std::string_view path) const {
+  auto resolved = Resolve(path);
+  if (!resolved) return false;
+  struct stat st;
+  return ::stat(HostPath(*resolved).c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+Result<std::vector<std::string>> RootFs::ReadRecords(std::string_view path,
+                                                     size_t max_records) const {
+  auto resolved = Resolve(path);
+  if (!resolved) return resolved.error();
+  int fd = ::open(HostPath(*resolved).c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return FromErrno(errno, std::string(path));
+  std::vector<std::string> out;
+  char buf[8192];
+  while (out.size() < max_records) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EPIPE) continue;  // /dev/kmsg: a record was overwritten; go on with the next
+      break;                         // EAGAIN: no more records
+    }
+    if (n == 0) break;
+    out.emplace_back(buf, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return out;
+}
+
+}  // namespace dossier

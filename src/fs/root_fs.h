@@ -1,0 +1,65 @@
+// RootFs: the only door to the file system for probes. Every path a probe names is a path on the
+// machine being described ("/sys/bus/pci/devices"); RootFs reads it under a root directory, "/" for
+// the live machine or a captured tree for another one. Symbolic links are resolved here, component
+// by component, so an absolute link inside the tree (/proc/PID/exe -> /usr/bin/python3) stays
+// under the root instead of escaping to the machine running the tool.
+//
+// Reads are bounded (a probe never loads a multi-gigabyte file by mistake) and failures come back as
+// Error values whose kind tells "file absent" from "needs root".
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "util/result.h"
+
+namespace dossier {
+
+class RootFs {
+ public:
+  // `root` is a directory on this machine; "/" means the live machine.
+  explicit RootFs(std::string root = "/");
+
+  // Checks that the root exists and is a directory (a clear error for --root typos).
+  Status Check() const;
+
+  bool live() const { return live_; }
+  const std::string& root() const { return root_; }
+
+  // Whole file, at most max_bytes (more is Error::kTooLarge). Works for sysfs and procfs files,
+  // which report a size of 4096 or 0.
+  Result<std::string> Read(std::string_view path, size_t max_bytes = kDefaultMax) const;
+  // First line, surrounding white space removed: the shape of most sysfs attributes.
+  Result<std::string> ReadValue(std::string_view path) const;
+  // Entry names of a directory, sorted, without "." and "..".
+  Result<std::vector<std::string>> List(std::string_view dir) const;
+  // The raw target of a symbolic link, as stored.
+  Result<std::string> ReadLink(std::string_view path) const;
+  // The machine path with every link resolved under the root (like realpath, but rooted).
+  Result<std::string> Resolve(std::string_view path) const;
+  bool Exists(std::string_view path) const;
+  bool IsDir(std::string_view path) const;
+  // Records of a character device such as /dev/kmsg, read without blocking until none is left.
+  Result<std::vector<std::string>> ReadRecords(std::string_view path, size_t max_records) const;
+
+  // Where a machine path lies on this machine (no link resolution); for libraries that need a
+  // host path, and for messages.
+  std::string HostPath(std::string_view path) const;
+
+  static constexpr size_t kDefaultMax = 16u << 20;
+
+ private:
+  std::string root_;  // without trailing slash; "" for "/"
+  bool live_;
+};
+
+// Joins machine paths: Join("/sys/bus", "pci") == "/sys/bus/pci".
+std::string JoinPath(std::string_view a, std::string_view b);
+// The last component ("/a/b/c" -> "c").
+std::string_view BaseName(std::string_view path);
+// Everything before the last component ("/a/b/c" -> "/a/b").
+std::string_view DirName(std::string_view path);
+
+}  // namespace dossier

@@ -1,0 +1,62 @@
+#include "fs/root_fs.h"
+
+#include <gtest/gtest.h>
+
+#include "../tests/temp_dir.h"
+
+namespace dossier {
+namespace {
+
+TEST(RootFs, AbsoluteLinksResolveUnderTheRoot) {
+  testing::TempDir t;
+  t.Write("usr/bin/python3.12", "elf");
+  t.Link("/usr/bin/python3.12", "proc/42/exe");  // absolute: must not escape to the host's /usr
+  RootFs fs(t.path());
+  auto r = fs.Resolve("/proc/42/exe");
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(*r, "/usr/bin/python3.12");
+  EXPECT_EQ(*fs.Read("/proc/42/exe"), "elf");
+}
+
+TEST(RootFs, RelativeLinksAndDotDotStayInside) {
+  testing::TempDir t;
+  t.Write("sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0/vendor", "0x10de\n");
+  t.Link("../../../devices/pci0000:00/0000:00:01.0/0000:01:00.0",
+         "sys/bus/pci/devices/0000:01:00.0");
+  t.Link("../../../../../../../../etc", "sys/escape");  // more ".." than depth: clamps at root
+  t.Write("etc/os-release", "ID=debian\n");
+  RootFs fs(t.path());
+  EXPECT_EQ(*fs.ReadValue("/sys/bus/pci/devices/0000:01:00.0/vendor"), "0x10de");
+  EXPECT_EQ(*fs.Resolve("/sys/bus/pci/devices/0000:01:00.0"),
+            "/sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0");
+  EXPECT_EQ(*fs.Read("/sys/escape/os-release"), "ID=debian\n");
+}
+
+TEST(RootFs, MissingFilesAndLoopsAreErrorsNotCrashes) {
+  testing::TempDir t;
+  t.Link("/loop/b", "loop/a");
+  t.Link("/loop/a", "loop/b");
+  RootFs fs(t.path());
+  auto missing = fs.Read("/proc/cpuinfo");
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().kind, Error::kNotFound);
+  EXPECT_FALSE(fs.Read("/loop/a"));
+}
+
+TEST(RootFs, ReadsAreBounded) {
+  testing::TempDir t;
+  t.Write("big", std::string(100000, 'x'));
+  RootFs fs(t.path());
+  auto r = fs.Read("/big", 1000);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().kind, Error::kTooLarge);
+}
+
+TEST(RootFs, CheckRejectsAMissingRoot) {
+  RootFs fs("/nonexistent/dossier-root");
+  EXPECT_FALSE(fs.Check());
+  EXPECT_TRUE(RootFs("/").Check());
+}
+
+}  // namespace
+}  // namespace dossier

@@ -1,0 +1,39 @@
+// GPUs for compute and how they are wired to each other. Filled by probe/gpus.cc (sysfs, the
+// device-id table, /proc/driver/nvidia) and analyze/topology.cc (levels from the PCI walk).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/fact.h"
+
+namespace dossier {
+
+struct Gpu {
+  int64_t index = 0;  // order of PCI address, as nvidia-smi numbers them by default
+  std::string address;
+  Fact<std::string> name;
+  Fact<std::string> architecture;        // "Blackwell", "Hopper", "Ada Lovelace", "Ampere"
+  Fact<std::string> compute_capability;  // "12.0"
+  Fact<int64_t> numa_node;
+  Fact<std::string> driver;
+  template <class V> void visit(V& v) {
+    v("index", index);
+    v("address", address);
+    v("name", name);
+    v("architecture", architecture);
+    v("compute_capability", compute_capability);
+    v("numa_node", numa_node);
+    v("driver", driver);
+  }
+};
+
+struct Topology {
+  // gpu_levels[i][j]: "X" on the diagonal, else PIX, PXB, PHB, NODE or SYS with nvidia-smi's
+  // meaning; from the PCI walk.
+  std::vector<std::vector<std::string>> gpu_levels;
+  template <class V> void visit(V& v) { v("gpu_levels", gpu_levels); }
+};
+
+}  // namespace dossier

@@ -1,0 +1,24 @@
+// The machine model to and from JSON (the "dossier/1" contract, docs/json.md).
+//
+// Values sit where docs/json.md says; unknown values are null. Provenance sits beside them in
+// the machine's "provenance" object, keyed by the JSON pointer of the value relative to the
+// machine: {"/cpu/model": {"from": "/proc/cpuinfo:5"},
+//           "/pci/devices/3/numa_node": {"from": "…/numa_node", "unknown": "not an integer: 'abc'"}}.
+#pragma once
+
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <vector>
+
+#include "model/machine.h"
+
+namespace dossier {
+
+inline constexpr const char* kSchema = "dossier/1";
+
+nlohmann::json MachineToJson(const Machine& m);
+// Reads what it can; a field missing from the record (an older writer) becomes unknown with that
+// reason, a field of the wrong type too. Problems are appended to `warnings`.
+Machine MachineFromJson(const nlohmann::json& j, std::vector<std::string>* warnings);
+
+}  // namespace dossier

@@ -1,0 +1,62 @@
+// Machine: everything known about one machine in one record, from the hardware up. A dossier
+// holds records of several machines (a guest and its host); each record holds one Machine.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "model/fact.h"
+#include "model/gpu.h"
+#include "model/pci.h"
+#include "model/software.h"
+#include "model/system.h"
+
+namespace dossier {
+
+struct Machine {
+  std::string name;  // --machine, else the hostname
+  Fact<std::string> hostname;
+  Fact<std::string> boot_id;
+  KernelInfo kernel;
+  OsInfo os;
+  DmiInfo dmi;
+  CpuInfo cpu;
+  MemoryInfo memory;
+  NumaInfo numa;
+  VirtualizationInfo virtualization;
+  PciInfo pci;
+  IommuInfo iommu;
+  KernelLogInfo kernel_log;
+  std::vector<Gpu> gpus;
+  Topology topology;
+  SoftwareInfo software;
+  std::vector<Server> servers;
+
+  template <class V> void visit(V& v) {
+    v("name", name);
+    v("hostname", hostname);
+    v("boot_id", boot_id);
+    v("kernel", kernel);
+    v("os", os);
+    v("dmi", dmi);
+    v("cpu", cpu);
+    v("memory", memory);
+    v("numa", numa);
+    v("virtualization", virtualization);
+    v("pci", pci);
+    v("iommu", iommu);
+    v("kernel_log", kernel_log);
+    v("gpus", gpus);
+    v("topology", topology);
+    v("software", software);
+    v("servers", servers);
+  }
+
+  const PciDevice* FindPci(const std::string& address) const {
+    for (const auto& d : pci.devices)
+      if (d.address == address) return &d;
+    return nullptr;
+  }
+};
+
+}  // namespace dossier

@@ -1,0 +1,32 @@
+// View: what the renderers read. The latest record of every machine in a dossier (or the one
+// machine of a one-shot collect), with where each record came from. Renderers read this and
+// nothing else: they never probe and never open files.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "model/machine.h"
+
+namespace dossier {
+
+struct RecordInfo {
+  std::string file;  // record file; empty for a one-shot collect
+  std::string kind;  // "collect"
+  std::string time;  // ISO 8601 UTC
+  std::string tool;  // "dossier 0.1.0"
+};
+
+struct MachineView {
+  Machine machine;
+  RecordInfo record;
+};
+
+struct View {
+  std::string generated_at;
+  std::string dossier_path;  // empty for one-shot output
+  std::vector<MachineView> machines;
+  std::vector<std::string> warnings;  // records skipped, fields unreadable
+};
+
+}  // namespace dossier

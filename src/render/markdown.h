@@ -1,0 +1,24 @@
+// The Markdown document is a table of sections, each a function in the md_*.cc file of its
+// subject, in the order of the discoveries: from the hardware up.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "model/view.h"
+
+namespace dossier {
+
+struct MdSection {
+  const char* title;
+  void (*render)(const MachineView& mv, std::string* out);
+};
+
+const std::vector<MdSection>& MdMachineSections();
+
+void MdIdentity(const MachineView& mv, std::string* out);        // md_system.cc
+void MdCpuNuma(const MachineView& mv, std::string* out);         // md_system.cc
+void MdVirtualization(const MachineView& mv, std::string* out);  // md_system.cc
+void MdKernel(const MachineView& mv, std::string* out);          // md_system.cc
+
+}  // namespace dossier

@@ -1,0 +1,84 @@
+// Markdown sections for the machine's identity, CPUs and NUMA, virtualization and kernel.
+#include <fmt/format.h>
+
+#include "render/markdown.h"
+#include "render/md_util.h"
+
+namespace dossier {
+
+void MdIdentity(const MachineView& mv, std::string* out) {
+  const Machine& m = mv.machine;
+  md::FactTable t;
+  t.Add("Hostname", m.hostname);
+  t.Add("Boot id", m.boot_id);
+  t.Add("OS", m.os.pretty_name);
+  t.Add("Kernel", m.kernel.release);
+  t.Add("System vendor", m.dmi.sys_vendor);
+  t.Add("Product", m.dmi.product_name);
+  t.Add("Board", m.dmi.board_name);
+  t.Add("Board vendor", m.dmi.board_vendor);
+  t.Add("BIOS", m.dmi.bios_version);
+  t.Add("BIOS vendor", m.dmi.bios_vendor);
+  t.Add("BIOS date", m.dmi.bios_date);
+  *out += t.Render();
+}
+
+void MdCpuNuma(const MachineView& mv, std::string* out) {
+  const Machine& m = mv.machine;
+  md::FactTable t;
+  t.Add("CPU", m.cpu.model);
+  t.Add("Vendor", m.cpu.vendor);
+  t.Add("Sockets", m.cpu.sockets);
+  t.Add("Cores", m.cpu.cores);
+  t.Add("Threads", m.cpu.threads);
+  if (m.memory.total_bytes.known()) {
+    t.AddText("Memory", md::Bytes(*m.memory.total_bytes), md::Source(m.memory.total_bytes));
+  } else {
+    t.Add("Memory", m.memory.total_bytes);
+  }
+  *out += t.Render();
+  if (m.numa.nodes.empty()) {
+    *out += "\nNo NUMA nodes listed (/sys/devices/system/node absent).\n";
+    return;
+  }
+  *out += "\n";
+  md::Table n({"node", "CPUs", "memory", "distances"});
+  for (const auto& node : m.numa.nodes) {
+    std::string mem = node.memory_bytes.known() ? md::Bytes(*node.memory_bytes)
+                                                : md::Cell(node.memory_bytes);
+    n.Row({std::to_string(node.id), md::Cell(node.cpus), mem, md::Cell(node.distances)});
+  }
+  *out += n.Render();
+  *out += "\nSource: `/sys/devices/system/node/node*/{cpulist,meminfo,distance}`.\n";
+}
+
+void MdVirtualization(const MachineView& mv, std::string* out) {
+  const Machine& m = mv.machine;
+  md::FactTable t;
+  t.Add("Guest (virtual machine)", m.virtualization.guest);
+  t.Add("Hypervisor", m.virtualization.hypervisor);
+  t.Add("QEMU machine type", m.virtualization.chipset);
+  t.Add("CPU hypervisor flag", m.cpu.hypervisor_flag);
+  *out += t.Render();
+}
+
+void MdKernel(const MachineView& mv, std::string* out) {
+  const Machine& m = mv.machine;
+  md::FactTable t;
+  t.Add("Release", m.kernel.release);
+  t.Add("Command line", m.kernel.cmdline);
+  t.Add("Kernel log read", m.kernel_log.source);
+  *out += t.Render();
+  if (m.kernel_log.pci_problems.empty()) {
+    if (m.kernel_log.source.known()) *out += "\nNo PCI resource problems in the kernel log.\n";
+    return;
+  }
+  *out += "\nPCI resource problems in the kernel log:\n\n";
+  md::Table p({"device", "message"});
+  for (const auto& pr : m.kernel_log.pci_problems) {
+    p.Row({pr.address.empty() ? "-" : pr.address, "`" + md::Escape(pr.message) + "`"});
+  }
+  *out += p.Render();
+}
+
+}  // namespace dossier

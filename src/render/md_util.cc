@@ -1,0 +1,66 @@
+#include "render/md_util.h"
+
+#include <fmt/format.h>
+
+namespace dossier::md {
+
+std::string Escape(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n') out += ' ';
+    else out += c;
+  }
+  return out;
+}
+
+std::string Str(const std::string& v) { return v; }
+std::string Str(int64_t v) { return std::to_string(v); }
+std::string Str(uint64_t v) { return std::to_string(v); }
+std::string Str(bool v) { return v ? "yes" : "no"; }
+std::string Str(const std::vector<std::string>& v) {
+  if (v.empty()) return "none";
+  std::string out;
+  for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+std::string Str(const std::vector<int64_t>& v) {
+  std::string out;
+  for (auto n : v) out += (out.empty() ? "" : " ") + std::to_string(n);
+  return out;
+}
+std::string Str(const std::vector<uint64_t>& v) {
+  std::string out;
+  for (auto n : v) out += (out.empty() ? "" : ", ") + Bytes(n);
+  return out;
+}
+
+std::string Bytes(uint64_t n) {
+  static const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  double v = static_cast<double>(n);
+  int u = 0;
+  while (v >= 1024 && u < 5) {
+    v /= 1024;
+    ++u;
+  }
+  if (v == static_cast<double>(static_cast<uint64_t>(v))) {
+    return fmt::format("{} {}", static_cast<uint64_t>(v), kUnits[u]);
+  }
+  return fmt::format("{:.2f} {}", v, kUnits[u]);
+}
+
+std::string Table::Render() const {
+  std::string out = "|";
+  for (const auto& h : header_) out += " " + h + " |";
+  out += "\n|";
+  for (size_t i = 0; i < header_.size(); ++i) out += "---|";
+  out += "\n";
+  for (const auto& r : rows_) {
+    out += "|";
+    for (size_t i = 0; i < header_.size(); ++i) out += " " + (i < r.size() ? r[i] : "") + " |";
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace dossier::md

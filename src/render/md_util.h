@@ -1,0 +1,68 @@
+// Helpers shared by the Markdown sections: a fact as a table cell ("unknown (reason)" when
+// unknown), a Markdown table builder, byte and size formatting.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/fact.h"
+
+namespace dossier::md {
+
+// Escapes the characters that would break a table cell.
+std::string Escape(std::string_view s);
+
+std::string Str(const std::string& v);
+std::string Str(int64_t v);
+std::string Str(uint64_t v);
+std::string Str(bool v);
+std::string Str(const std::vector<std::string>& v);
+std::string Str(const std::vector<int64_t>& v);
+std::string Str(const std::vector<uint64_t>& v);
+
+// The value of a fact, or "unknown (reason)".
+template <class T>
+std::string Cell(const Fact<T>& f) {
+  if (f.value) return Escape(Str(*f.value));
+  return "unknown (" + Escape(f.unknown.empty() ? "not recorded" : f.unknown) + ")";
+}
+// The source of a fact as a code span, or "" when none.
+template <class T>
+std::string Source(const Fact<T>& f) {
+  return f.source.empty() ? std::string() : "`" + Escape(f.source) + "`";
+}
+
+// 1073741824 -> "1 GiB"; 1500000 -> "1.43 MiB".
+std::string Bytes(uint64_t n);
+
+class Table {
+ public:
+  explicit Table(std::vector<std::string> header) : header_(std::move(header)) {}
+  void Row(std::vector<std::string> cells) { rows_.push_back(std::move(cells)); }
+  bool empty() const { return rows_.empty(); }
+  std::string Render() const;
+
+ private:
+  std::vector<std::string> header_;
+  std::vector<std::vector<std::string>> rows_;
+};
+
+// A two-column "fact | value | source" table row helper.
+class FactTable {
+ public:
+  template <class T>
+  void Add(std::string label, const Fact<T>& f) {
+    t_.Row({std::move(label), Cell(f), Source(f)});
+  }
+  void AddText(std::string label, std::string value, std::string source = {}) {
+    t_.Row({std::move(label), std::move(value), std::move(source)});
+  }
+  std::string Render() const { return t_.Render(); }
+
+ private:
+  Table t_{{"fact", "value", "source"}};
+};
+
+}  // namespace dossier::md

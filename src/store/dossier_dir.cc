@@ -1,0 +1,223 @@
+#include "store/dossier_dir.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <sstream>
+
+#include "model/json_io.h"
+
+namespace dossier {
+namespace {
+
+std::string Errno(const std::string& what) { return what + ": " + std::strerror(errno); }
+
+Status MakeDirs(const std::string& path) {
+  std::string cur;
+  size_t i = 0;
+  while (i <= path.size()) {
+    size_t j = path.find('/', i);
+    if (j == std::string::npos) j = path.size();
+    cur = path.substr(0, j);
+    if (!cur.empty() && ::mkdir(cur.c_str(), 0755) != 0 && errno != EEXIST) {
+      return Error::Io(Errno("cannot create directory " + cur));
+    }
+    i = j + 1;
+  }
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    return Error::Io(path + " exists and is not a directory");
+  }
+  return OkStatus();
+}
+
+// File-name-safe form of a machine name.
+std::string Slug(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '-' || c == '_' || c == '.';
+    out += ok ? c : '_';
+  }
+  if (out.size() > 64) out.resize(64);
+  return out.empty() ? "machine" : out;
+}
+
+std::string Str(const nlohmann::json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+void FsyncDir(const std::string& dir) {
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd >= 0) {
+    ::fsync(fd);
+    ::close(fd);
+  }
+}
+
+}  // namespace
+
+std::string NowIso8601() {
+  std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm;
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+Status WriteFileAtomic(const std::string& path, std::string_view data, bool replace) {
+  std::string dir(path.substr(0, path.rfind('/') == std::string::npos ? 0 : path.rfind('/')));
+  if (dir.empty()) dir = ".";
+  std::string tmp = dir + "/.tmp-" + std::to_string(::getpid()) + "-" +
+                    std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) return Error::Io(Errno("cannot create " + tmp));
+  size_t off = 0;
+  while (off < data.size()) {
+    ssize_t n = ::write(fd, data.data() + off, data.size() - off);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      Error e = Error::Io(Errno("cannot write " + tmp));
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      return e;
+    }
+    off += static_cast<size_t>(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    Error e = Error::Io(Errno("cannot flush " + tmp));
+    ::unlink(tmp.c_str());
+    return e;
+  }
+  if (replace) {
+    if (::rename(tmp.c_str(), path.c_str()) != 0) {
+      Error e = Error::Io(Errno("cannot rename to " + path));
+      ::unlink(tmp.c_str());
+      return e;
+    }
+  } else {
+    if (::link(tmp.c_str(), path.c_str()) != 0) {
+      Error e = errno == EEXIST ? Error{Error::kOther, path + " exists"}
+                                : Error::Io(Errno("cannot create " + path));
+      ::unlink(tmp.c_str());
+      return e;
+    }
+    ::unlink(tmp.c_str());
+  }
+  FsyncDir(dir);
+  return OkStatus();
+}
+
+Result<std::string> DossierDir::Append(nlohmann::json doc, std::string_view machine) const {
+  if (!doc.contains("kind")) return Error::Invalid("record without a kind");
+  if (!doc.contains("schema")) doc["schema"] = kSchema;
+  if (!doc.contains("time")) doc["time"] = NowIso8601();
+  if (!doc.contains("tool")) doc["tool"] = std::string("dossier ") + DOSSIER_VERSION;
+  std::string dir = records_dir();
+  if (auto s = MakeDirs(dir); !s) return s.error();
+  std::string text = doc.dump(1) + "\n";
+  std::string kind = doc["kind"].get<std::string>();
+  // Sequence numbers order records; two writers racing for one number both survive because the
+  // link fails for the loser, which takes the next number.
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    int64_t next = 1;
+    if (DIR* d = ::opendir(dir.c_str())) {
+      while (struct dirent* e = ::readdir(d)) {
+        int64_t n = std::strtoll(e->d_name, nullptr, 10);
+        next = std::max(next, n + 1);
+      }
+      ::closedir(d);
+    }
+    char seq[16];
+    std::snprintf(seq, sizeof seq, "%06lld", static_cast<long long>(next));
+    std::string name = std::string(seq) + "-" + Slug(kind) + "-" + Slug(machine) + ".json";
+    std::string path = dir + "/" + name;
+    Status s = WriteFileAtomic(path, text);
+    if (s) return path;
+    if (s.error().kind != Error::kOther) return s.error();
+  }
+  return Error::Io("could not find a free record name in " + dir);
+}
+
+Result<std::vector<Record>> DossierDir::Load(std::vector<std::string>* warnings) const {
+  std::vector<Record> out;
+  std::string dir = records_dir();
+  struct stat st;
+  if (::stat(path_.c_str(), &st) != 0) {
+    return Error::NotFound("no dossier at " + path_ +
+                           " (run 'dossier collect' first, or pass --dossier DIR)");
+  }
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) {
+    if (errno == ENOENT) return out;
+    return Error::Io(Errno("cannot read " + dir));
+  }
+  std::vector<std::string> names;
+  while (struct dirent* e = ::readdir(d)) {
+    std::string n = e->d_name;
+    if (n.size() > 5 && n.ends_with(".json") && n[0] != '.') names.push_back(n);
+  }
+  ::closedir(d);
+  std::sort(names.begin(), names.end());
+  for (const auto& n : names) {
+    std::string path = dir + "/" + n;
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+      warnings->push_back(path + ": cannot open (" + std::strerror(errno) + "); skipped");
+      continue;
+    }
+    in.seekg(0, std::ios::end);
+    auto size = static_cast<size_t>(in.tellg());
+    if (size > kMaxRecordBytes) {
+      warnings->push_back(path + ": larger than 256 MiB, not a record; skipped");
+      continue;
+    }
+    in.seekg(0);
+    std::string text(size, '\0');
+    in.read(text.data(), static_cast<std::streamsize>(size));
+    Record r;
+    r.file = path;
+    r.sequence = std::strtoll(n.c_str(), nullptr, 10);
+    try {
+      r.doc = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::parse_error& e) {
+      // Report a line number: count newlines up to the byte the parser stopped at.
+      size_t byte = std::min(e.byte, text.size());
+      size_t line = 1 + std::count(text.begin(), text.begin() + static_cast<long>(byte), '\n');
+      warnings->push_back(path + ":" + std::to_string(line) +
+                          ": not valid JSON (truncated or damaged record); skipped. "
+                          "The file is left as it is.");
+      continue;
+    }
+    if (!r.doc.is_object() || !r.doc.contains("schema") || !r.doc["schema"].is_string()) {
+      warnings->push_back(path + ": not a dossier record (no schema); skipped");
+      continue;
+    }
+    std::string schema = r.doc["schema"].get<std::string>();
+    if (schema != kSchema) {
+      warnings->push_back(path + ": written as " + schema + ", this dossier reads " + kSchema +
+                          "; skipped (use a matching version of dossier to read it)");
+      continue;
+    }
+    r.kind = Str(r.doc, "kind");
+    r.time = Str(r.doc, "time");
+    if (auto m = r.doc.find("machine"); m != r.doc.end()) {
+      if (m->is_object()) r.machine = Str(*m, "name");
+      if (m->is_string()) r.machine = m->get<std::string>();
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+}  // namespace dossier
