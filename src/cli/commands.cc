@@ -60,8 +60,7 @@ int RunHelp(const std::vector<std::string>& args) {
       "usage: dossier COMMAND [options]   (dossier COMMAND --help for its options)\n\n",
       DOSSIER_VERSION);
   for (const auto& c : Commands()) std::printf("  %-12s %s\n", c.name, c.summary);
-  std::printf(
-      "\nexit codes: 0 done; 1 ran but something failed; 2 bad usage or unusable input\n");
+  std::printf("\nexit codes: 0 done; 1 ran but something failed; 2 bad usage or unusable input\n");
   return kExitOk;
 }
 

@@ -4,8 +4,8 @@
 // by component, so an absolute link inside the tree (/proc/PID/exe -> /usr/bin/python3) stays
 // under the root instead of escaping to the machine running the tool.
 //
-// Reads are bounded (a probe never loads a multi-gigabyte file by mistake) and failures come back as
-// Error values whose kind tells "file absent" from "needs root".
+// Reads are bounded (a probe never loads a multi-gigabyte file by mistake) and failures come back
+// as Error values whose kind tells "file absent" from "needs root".
 #pragma once
 
 #include <cstddef>

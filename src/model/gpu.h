@@ -18,7 +18,8 @@ struct Gpu {
   Fact<std::string> compute_capability;  // "12.0"
   Fact<int64_t> numa_node;
   Fact<std::string> driver;
-  template <class V> void visit(V& v) {
+  template <class V>
+  void visit(V& v) {
     v("index", index);
     v("address", address);
     v("name", name);
@@ -33,7 +34,10 @@ struct Topology {
   // gpu_levels[i][j]: "X" on the diagonal, else PIX, PXB, PHB, NODE or SYS with nvidia-smi's
   // meaning; from the PCI walk.
   std::vector<std::vector<std::string>> gpu_levels;
-  template <class V> void visit(V& v) { v("gpu_levels", gpu_levels); }
+  template <class V>
+  void visit(V& v) {
+    v("gpu_levels", gpu_levels);
+  }
 };
 
 }  // namespace dossier

@@ -11,7 +11,8 @@ using nlohmann::json;
 
 class Writer {
  public:
-  Writer(json& out, json& prov, std::string path) : out_(out), prov_(prov), path_(std::move(path)) {}
+  Writer(json& out, json& prov, std::string path)
+      : out_(out), prov_(prov), path_(std::move(path)) {}
 
   template <class T>
   void operator()(const char* key, const Fact<T>& f) {
@@ -117,9 +118,8 @@ class Reader {
   std::vector<std::string>* warnings_;
 };
 
-}  // namespace
-
-json MachineToJson(const Machine& m) {
+template <class T>
+json ToJson(const T& m) {
   json out = json::object();
   json prov = json::object();
   Writer w(out, prov, "");
@@ -128,14 +128,40 @@ json MachineToJson(const Machine& m) {
   return out;
 }
 
-Machine MachineFromJson(const json& j, std::vector<std::string>* warnings) {
-  Machine m;
+template <class T>
+T FromJson(const json& j, std::vector<std::string>* warnings) {
+  T m;
+  if (!j.is_object()) {
+    warnings->push_back("expected a JSON object");
+    return m;
+  }
   static const json kEmpty = json::object();
   auto pit = j.find("provenance");
   const json& prov = (pit != j.end() && pit->is_object()) ? *pit : kEmpty;
   Reader r(j, prov, "", warnings);
   m.visit(r);
   return m;
+}
+
+}  // namespace
+
+json MachineToJson(const Machine& m) {
+  return ToJson(m);
+}
+Machine MachineFromJson(const json& j, std::vector<std::string>* w) {
+  return FromJson<Machine>(j, w);
+}
+json P2pToJson(const P2pMeasurement& m) {
+  return ToJson(m);
+}
+P2pMeasurement P2pFromJson(const json& j, std::vector<std::string>* w) {
+  return FromJson<P2pMeasurement>(j, w);
+}
+json ServeToJson(const ServeMeasurement& m) {
+  return ToJson(m);
+}
+ServeMeasurement ServeFromJson(const json& j, std::vector<std::string>* w) {
+  return FromJson<ServeMeasurement>(j, w);
 }
 
 }  // namespace dossier

@@ -3,7 +3,8 @@
 // Values sit where docs/json.md says; unknown values are null. Provenance sits beside them in
 // the machine's "provenance" object, keyed by the JSON pointer of the value relative to the
 // machine: {"/cpu/model": {"from": "/proc/cpuinfo:5"},
-//           "/pci/devices/3/numa_node": {"from": "…/numa_node", "unknown": "not an integer: 'abc'"}}.
+//           "/pci/devices/3/numa_node": {"from": "…/numa_node", "unknown": "not an integer:
+//           'abc'"}}.
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "model/machine.h"
+#include "model/measurement.h"
 
 namespace dossier {
 
@@ -20,5 +22,11 @@ nlohmann::json MachineToJson(const Machine& m);
 // Reads what it can; a field missing from the record (an older writer) becomes unknown with that
 // reason, a field of the wrong type too. Problems are appended to `warnings`.
 Machine MachineFromJson(const nlohmann::json& j, std::vector<std::string>* warnings);
+
+// Measurements, in the same form (values, nulls, a "provenance" object).
+nlohmann::json P2pToJson(const P2pMeasurement& m);
+P2pMeasurement P2pFromJson(const nlohmann::json& j, std::vector<std::string>* warnings);
+nlohmann::json ServeToJson(const ServeMeasurement& m);
+ServeMeasurement ServeFromJson(const nlohmann::json& j, std::vector<std::string>* warnings);
 
 }  // namespace dossier

@@ -32,7 +32,8 @@ struct Machine {
   SoftwareInfo software;
   std::vector<Server> servers;
 
-  template <class V> void visit(V& v) {
+  template <class V>
+  void visit(V& v) {
     v("name", name);
     v("hostname", hostname);
     v("boot_id", boot_id);

@@ -13,7 +13,8 @@ namespace dossier {
 struct PciLinkState {
   Fact<int64_t> gen;    // PCIe generation: 2.5 GT/s = 1 … 64 GT/s = 6
   Fact<int64_t> width;  // lanes
-  template <class V> void visit(V& v) {
+  template <class V>
+  void visit(V& v) {
     v("gen", gen);
     v("width", width);
   }
@@ -21,7 +22,8 @@ struct PciLinkState {
 
 struct PciLink {
   PciLinkState current, max;
-  template <class V> void visit(V& v) {
+  template <class V>
+  void visit(V& v) {
     v("current", current);
     v("max", max);
   }
@@ -33,7 +35,8 @@ struct PciAcs {
   Fact<bool> present;
   Fact<std::vector<std::string>> capability;
   Fact<std::vector<std::string>> control;
-  template <class V> void visit(V& v) {
+  template <class V>
+  void visit(V& v) {
     v("present", present);
     v("capability", capability);
     v("control", control);
@@ -45,7 +48,8 @@ struct PciBar {
   uint64_t size_bytes = 0;
   bool prefetchable = false;
   bool is64 = false;
-  template <class V> void visit(V& v) {
+  template <class V>
+  void visit(V& v) {
     v("index", index);
     v("size_bytes", size_bytes);
     v("prefetchable", prefetchable);
@@ -57,7 +61,8 @@ struct PciResizableBar {
   int64_t bar = 0;
   uint64_t current_bytes = 0;
   std::vector<uint64_t> supported_bytes;
-  template <class V> void visit(V& v) {
+  template <class V>
+  void visit(V& v) {
     v("bar", bar);
     v("current_bytes", current_bytes);
     v("supported_bytes", supported_bytes);
@@ -68,17 +73,18 @@ struct PciResizableBar {
 struct PciRebar {
   Fact<bool> present;
   std::vector<PciResizableBar> bars;
-  template <class V> void visit(V& v) {
+  template <class V>
+  void visit(V& v) {
     v("present", present);
     v("bars", bars);
   }
 };
 
 struct PciDevice {
-  std::string address;  // DDDD:BB:DD.F
+  std::string address;                                                               // DDDD:BB:DD.F
   Fact<std::string> vendor_id, device_id, subsystem_vendor_id, subsystem_device_id;  // "0x10de"
-  Fact<std::string> class_id;  // "0x030200"
-  Fact<std::string> name;      // "NVIDIA Corporation GB202GL [RTX PRO 6000 …]"
+  Fact<std::string> class_id;                                                        // "0x030200"
+  Fact<std::string> name;  // "NVIDIA Corporation GB202GL [RTX PRO 6000 …]"
   Fact<std::string> driver;
   Fact<int64_t> numa_node;  // -1 is a real value: the kernel does not know
   Fact<std::string> local_cpus;
@@ -90,7 +96,8 @@ struct PciDevice {
   PciAcs acs;
   std::vector<PciBar> bars;
   PciRebar rebar;
-  template <class V> void visit(V& v) {
+  template <class V>
+  void visit(V& v) {
     v("address", address);
     v("vendor_id", vendor_id);
     v("device_id", device_id);
@@ -114,14 +121,18 @@ struct PciDevice {
 
 struct PciInfo {
   std::vector<PciDevice> devices;
-  template <class V> void visit(V& v) { v("devices", devices); }
+  template <class V>
+  void visit(V& v) {
+    v("devices", devices);
+  }
 };
 
 struct IommuGroup {
   int64_t id = 0;
   Fact<std::string> type;  // "DMA", "DMA-FQ", "identity", "blocked"
   std::vector<std::string> devices;
-  template <class V> void visit(V& v) {
+  template <class V>
+  void visit(V& v) {
     v("id", id);
     v("type", type);
     v("devices", devices);
@@ -132,7 +143,8 @@ struct IommuInfo {
   Fact<bool> enabled;
   Fact<std::vector<std::string>> hardware;  // /sys/class/iommu entries (dmar0, ivhd0…)
   std::vector<IommuGroup> groups;
-  template <class V> void visit(V& v) {
+  template <class V>
+  void visit(V& v) {
     v("enabled", enabled);
     v("hardware", hardware);
     v("groups", groups);
@@ -142,7 +154,8 @@ struct IommuInfo {
 struct PciProblem {
   std::string address;  // may be empty when the message names no device
   std::string message;
-  template <class V> void visit(V& v) {
+  template <class V>
+  void visit(V& v) {
     v("address", address);
     v("message", message);
   }
@@ -151,7 +164,8 @@ struct PciProblem {
 struct KernelLogInfo {
   Fact<std::string> source;  // which log was read
   std::vector<PciProblem> pci_problems;
-  template <class V> void visit(V& v) {
+  template <class V>
+  void visit(V& v) {
     v("source", source);
     v("pci_problems", pci_problems);
   }

@@ -15,7 +15,8 @@ namespace dossier {
 struct CudaToolkit {
   std::string path;
   Fact<std::string> version;
-  template <class V> void visit(V& v) {
+  template <class V>
+  void visit(V& v) {
     v("path", path);
     v("version", version);
   }
@@ -26,7 +27,8 @@ struct PythonEnv {
   std::string origin;  // why it was looked at: "server pid 1234", "--venv", "$VIRTUAL_ENV"
   Fact<std::string> python_version;
   std::map<std::string, std::string> packages;  // normalized name -> version
-  template <class V> void visit(V& v) {
+  template <class V>
+  void visit(V& v) {
     v("path", path);
     v("origin", origin);
     v("python_version", python_version);
@@ -39,7 +41,8 @@ struct SoftwareInfo {
   std::vector<CudaToolkit> cuda_toolkits;
   std::vector<PythonEnv> python_envs;
   std::map<std::string, std::string> env;  // the caller's environment variables that matter
-  template <class V> void visit(V& v) {
+  template <class V>
+  void visit(V& v) {
     v("nvidia_driver", nvidia_driver);
     v("cuda_toolkits", cuda_toolkits);
     v("python_envs", python_envs);
@@ -51,7 +54,8 @@ struct ModelQuantization {
   Fact<std::string> method;     // "modelopt", "fp8", "awq", "compressed-tensors"…
   Fact<std::string> algorithm;  // "NVFP4", "FP8"…
   Fact<std::vector<std::string>> excluded_modules;
-  template <class V> void visit(V& v) {
+  template <class V>
+  void visit(V& v) {
     v("method", method);
     v("algorithm", algorithm);
     v("excluded_modules", excluded_modules);
@@ -66,7 +70,8 @@ struct ModelConfig {
   Fact<int64_t> routed_experts, shared_experts, active_experts;
   Fact<std::string> dtype;
   ModelQuantization quantization;
-  template <class V> void visit(V& v) {
+  template <class V>
+  void visit(V& v) {
     v("path", path);
     v("architecture", architecture);
     v("model_type", model_type);
@@ -90,7 +95,8 @@ struct Server {
   Fact<std::string> python;                  // interpreter, from /proc/PID/exe
   std::map<std::string, std::string> env;    // the server's variables that matter
   ModelConfig model;
-  template <class V> void visit(V& v) {
+  template <class V>
+  void visit(V& v) {
     v("pid", pid);
     v("engine", engine);
     v("argv", argv);

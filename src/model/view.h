@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "model/machine.h"
+#include "model/measurement.h"
 
 namespace dossier {
 
@@ -20,6 +21,8 @@ struct RecordInfo {
 struct MachineView {
   Machine machine;
   RecordInfo record;
+  std::vector<P2pMeasurement> p2p;      // oldest first
+  std::vector<ServeMeasurement> serve;  // oldest first
 };
 
 struct View {

@@ -12,7 +12,9 @@ struct NullVisitor {
 };
 
 template <class T>
-concept Visitable = requires(T& t, NullVisitor& v) { t.visit(v); };
+concept Visitable = requires(T& t, NullVisitor& v) {
+  t.visit(v);
+};
 
 // visit() is written once, non-const; walkers that only read call it through this.
 template <class T, class V>
@@ -26,8 +28,9 @@ namespace dossier {
 
 // A std::vector of Visitable structs (pci devices, gpus…).
 template <class T>
-concept VisitableVector = requires { typename T::value_type; } &&
-                          std::same_as<T, std::vector<typename T::value_type>> &&
-                          Visitable<typename T::value_type>;
+concept VisitableVector = requires {
+  typename T::value_type;
+}
+&&std::same_as<T, std::vector<typename T::value_type>>&& Visitable<typename T::value_type>;
 
 }  // namespace dossier

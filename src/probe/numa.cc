@@ -38,8 +38,10 @@ void ProbeNuma(const ProbeContext& ctx, Machine* m) {
         auto words = SplitAny(line.substr(k + 9), " \t");
         auto kb = words.empty() ? std::nullopt : ParseUint(words[0]);
         std::string src = mpath + ":" + std::to_string(n);
-        if (kb) node.memory_bytes.Set(*kb * 1024, src);
-        else node.memory_bytes.Unknown("MemTotal is not a number", src);
+        if (kb)
+          node.memory_bytes.Set(*kb * 1024, src);
+        else
+          node.memory_bytes.Unknown("MemTotal is not a number", src);
         break;
       }
       if (!node.memory_bytes.known() && node.memory_bytes.unknown.empty()) {
@@ -55,11 +57,15 @@ void ProbeNuma(const ProbeContext& ctx, Machine* m) {
       bool ok = true;
       for (auto w : SplitAny(*dist, " \t")) {
         auto d = ParseInt(w);
-        if (!d) ok = false;
-        else ds.push_back(*d);
+        if (!d)
+          ok = false;
+        else
+          ds.push_back(*d);
       }
-      if (ok) node.distances.Set(ds, dpath);
-      else node.distances.Unknown("not a list of integers: '" + Printable(*dist) + "'", dpath);
+      if (ok)
+        node.distances.Set(ds, dpath);
+      else
+        node.distances.Unknown("not a list of integers: '" + Printable(*dist) + "'", dpath);
     }
     m->numa.nodes.push_back(std::move(node));
   }

@@ -14,9 +14,8 @@ struct DmiHint {
   const char* hypervisor;
 };
 constexpr DmiHint kDmiHints[] = {
-    {"qemu", "kvm"},          {"vmware", "vmware"}, {"microsoft", "hyper-v"},
-    {"innotek", "virtualbox"}, {"xen", "xen"},      {"amazon ec2", "kvm"},
-    {"google", "kvm"},        {"parallels", "parallels"},
+    {"qemu", "kvm"}, {"vmware", "vmware"},  {"microsoft", "hyper-v"}, {"innotek", "virtualbox"},
+    {"xen", "xen"},  {"amazon ec2", "kvm"}, {"google", "kvm"},        {"parallels", "parallels"},
 };
 
 }  // namespace

@@ -19,8 +19,9 @@ std::string RenderMarkdown(const View& view) {
   std::string out = "# Dossier\n\n";
   out += "Generated " + view.generated_at;
   if (!view.dossier_path.empty()) out += " from the dossier in `" + view.dossier_path + "`";
-  out += ". Unknown values say why; sources are machine paths (under the collected root), "
-         "library calls, or records.\n\n";
+  out +=
+      ". Unknown values say why; sources are machine paths (under the collected root), "
+      "library calls, or records.\n\n";
   for (const auto& w : view.warnings) out += "> warning: " + md::Escape(w) + "\n";
   if (!view.warnings.empty()) out += "\n";
   if (view.machines.empty()) out += "No machine has been collected yet.\n";

@@ -44,8 +44,8 @@ void MdCpuNuma(const MachineView& mv, std::string* out) {
   *out += "\n";
   md::Table n({"node", "CPUs", "memory", "distances"});
   for (const auto& node : m.numa.nodes) {
-    std::string mem = node.memory_bytes.known() ? md::Bytes(*node.memory_bytes)
-                                                : md::Cell(node.memory_bytes);
+    std::string mem =
+        node.memory_bytes.known() ? md::Bytes(*node.memory_bytes) : md::Cell(node.memory_bytes);
     n.Row({std::to_string(node.id), md::Cell(node.cpus), mem, md::Cell(node.distances)});
   }
   *out += n.Render();

@@ -7,17 +7,28 @@ namespace dossier::md {
 std::string Escape(std::string_view s) {
   std::string out;
   for (char c : s) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n') out += ' ';
-    else out += c;
+    if (c == '|')
+      out += "\\|";
+    else if (c == '\n')
+      out += ' ';
+    else
+      out += c;
   }
   return out;
 }
 
-std::string Str(const std::string& v) { return v; }
-std::string Str(int64_t v) { return std::to_string(v); }
-std::string Str(uint64_t v) { return std::to_string(v); }
-std::string Str(bool v) { return v ? "yes" : "no"; }
+std::string Str(const std::string& v) {
+  return v;
+}
+std::string Str(int64_t v) {
+  return std::to_string(v);
+}
+std::string Str(uint64_t v) {
+  return std::to_string(v);
+}
+std::string Str(bool v) {
+  return v ? "yes" : "no";
+}
 std::string Str(const std::vector<std::string>& v) {
   if (v.empty()) return "none";
   std::string out;

@@ -18,7 +18,9 @@
 namespace dossier {
 namespace {
 
-std::string Errno(const std::string& what) { return what + ": " + std::strerror(errno); }
+std::string Errno(const std::string& what) {
+  return what + ": " + std::strerror(errno);
+}
 
 Status MakeDirs(const std::string& path) {
   std::string cur;

@@ -14,12 +14,12 @@
 namespace dossier {
 
 struct Record {
-  std::string file;     // path of the record file
+  std::string file;      // path of the record file
   int64_t sequence = 0;  // order of writing
-  std::string kind;     // "collect", "p2p", "serve-bench", …
-  std::string time;     // ISO 8601, UTC
-  std::string machine;  // machine name the record is about (may be empty)
-  nlohmann::json doc;   // the whole record
+  std::string kind;      // "collect", "p2p", "serve-bench", …
+  std::string time;      // ISO 8601, UTC
+  std::string machine;   // machine name the record is about (may be empty)
+  nlohmann::json doc;    // the whole record
 };
 
 class DossierDir {

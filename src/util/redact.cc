@@ -8,9 +8,9 @@ namespace dossier {
 namespace {
 
 // Words that make a name secret, in lower case with '-' folded to '_'.
-constexpr std::array<std::string_view, 9> kSecretWords = {
-    "token", "secret", "password", "passwd", "credential", "api_key", "apikey", "private_key",
-    "access_key"};
+constexpr std::array<std::string_view, 9> kSecretWords = {"token",  "secret",      "password",
+                                                          "passwd", "credential",  "api_key",
+                                                          "apikey", "private_key", "access_key"};
 
 std::string Fold(std::string_view s) {
   std::string out = ToLower(s);
@@ -114,7 +114,8 @@ std::vector<std::string> RedactArgv(const std::vector<std::string>& argv) {
         }
         continue;
       }
-    } else if (eq != std::string::npos && eq > 0 && IsSecretName(std::string_view(a).substr(0, eq))) {
+    } else if (eq != std::string::npos && eq > 0 &&
+               IsSecretName(std::string_view(a).substr(0, eq))) {
       // NAME=value words, as in `env HF_TOKEN=… python -m sglang…`.
       out.push_back(a.substr(0, eq + 1) + kRedacted);
       continue;

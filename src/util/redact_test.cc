@@ -19,9 +19,8 @@ TEST(Redact, SecretEnvironmentNames) {
 }
 
 TEST(Redact, OptionValuesBothForms) {
-  std::vector<std::string> argv = {"python3", "-m",        "sglang.launch_server", "--api-key",
-                                   "sk-1",    "--tp-size", "8",                    "--hf-token=hf_2",
-                                   "--token", "t3"};
+  std::vector<std::string> argv = {"python3",   "-m", "sglang.launch_server", "--api-key", "sk-1",
+                                   "--tp-size", "8",  "--hf-token=hf_2",      "--token",   "t3"};
   auto r = RedactArgv(argv);
   EXPECT_EQ(r[4], "<redacted>");
   EXPECT_EQ(r[6], "8");

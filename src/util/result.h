@@ -1,6 +1,6 @@
 // Result<T>: a value or the reason it could not be produced. Errors are values across module
-// boundaries (leveldb's Status, in the shape of C++23's std::expected); only the CLI turns them into
-// messages and exit codes.
+// boundaries (leveldb's Status, in the shape of C++23's std::expected); only the CLI turns them
+// into messages and exit codes.
 #pragma once
 
 #include <string>
@@ -46,6 +46,8 @@ class Result {
 // For operations with nothing to return.
 struct Ok {};
 using Status = Result<Ok>;
-inline Status OkStatus() { return Ok{}; }
+inline Status OkStatus() {
+  return Ok{};
+}
 
 }  // namespace dossier

@@ -1,0 +1,136 @@
+// Measurements kept in the dossier: GPU peer-to-peer sweeps (dossier p2p) and serving-endpoint
+// benchmarks (dossier serve-bench). Each is one record on disk; the view of a machine holds all of
+// its measurements, newest last. Rules (p2p.bytes-corrupted, p2p.below-expectation,
+// serve.below-target) and the report's Measurements section read these structs.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "model/fact.h"
+
+namespace dossier {
+
+// One (pair or GPU, mode, size) result of a p2p sweep.
+struct P2pResult {
+  int64_t src = -1;  // GPU index (CUDA ordinal); -1 for the host
+  int64_t dst = -1;
+  std::string mode;  // "uni-p2p", "bi-p2p", "uni-staged", "bi-staged", "h2d-local", "h2d-far",
+                     // "d2h-local", "d2h-far", "latency-p2p", "latency-staged"
+  uint64_t size_bytes = 0;
+  Fact<double> gbps_median, gbps_min, gbps_max;  // GB = 1e9 bytes
+  Fact<double> latency_us;                       // per copy, median
+  Fact<double> link_limit_gbps;                  // narrowest link on the path, per direction
+  Fact<double> percent_of_limit;
+  std::string verdict;  // "ok", "corrupted", "hung", "waived", "error"
+  std::string detail;   // why waived/error; first differing offset when corrupted
+  template <class V>
+  void visit(V& v) {
+    v("src", src);
+    v("dst", dst);
+    v("mode", mode);
+    v("size_bytes", size_bytes);
+    v("gbps_median", gbps_median);
+    v("gbps_min", gbps_min);
+    v("gbps_max", gbps_max);
+    v("latency_us", latency_us);
+    v("link_limit_gbps", link_limit_gbps);
+    v("percent_of_limit", percent_of_limit);
+    v("verdict", verdict);
+    v("detail", detail);
+  }
+};
+
+struct P2pMeasurement {
+  std::string time;                        // when it ran (ISO 8601 UTC)
+  std::string boot_id;                     // boot it ran in: a later boot makes it stale
+  std::vector<std::string> gpu_addresses;  // by CUDA ordinal
+  std::vector<P2pResult> results;
+  bool interrupted = false;  // Ctrl-C or --timeout cut it short; results are what was measured
+  template <class V>
+  void visit(V& v) {
+    v("time", time);
+    v("boot_id", boot_id);
+    v("gpu_addresses", gpu_addresses);
+    v("results", results);
+    v("interrupted", interrupted);
+  }
+};
+
+// Mean, median, p90, p99, max of one latency metric, in milliseconds.
+struct LatencyStats {
+  Fact<double> mean, median, p90, p99, max;
+  template <class V>
+  void visit(V& v) {
+    v("mean", mean);
+    v("median", median);
+    v("p90", p90);
+    v("p99", p99);
+    v("max", max);
+  }
+};
+
+// One concurrency level or request rate of a serve-bench run.
+struct ServeRun {
+  Fact<int64_t> concurrency;  // closed loop
+  Fact<double> request_rate;  // open loop, requests/s (Poisson)
+  int64_t completed = 0, failed = 0;
+  std::map<std::string, std::string> failures;  // reason -> count (as text)
+  double duration_s = 0;
+  int64_t input_tokens = 0, output_tokens = 0;
+  std::string output_tokens_from;  // "usage" or "chunks"
+  double request_throughput = 0, output_tokens_per_s = 0, total_tokens_per_s = 0;
+  LatencyStats ttft_ms, itl_ms, tpot_ms, e2e_ms;
+  Fact<double> goodput;  // requests/s meeting the SLOs, when SLOs were given
+  template <class V>
+  void visit(V& v) {
+    v("concurrency", concurrency);
+    v("request_rate", request_rate);
+    v("completed", completed);
+    v("failed", failed);
+    v("failures", failures);
+    v("duration_s", duration_s);
+    v("input_tokens", input_tokens);
+    v("output_tokens", output_tokens);
+    v("output_tokens_from", output_tokens_from);
+    v("request_throughput", request_throughput);
+    v("output_tokens_per_s", output_tokens_per_s);
+    v("total_tokens_per_s", total_tokens_per_s);
+    v("ttft_ms", ttft_ms);
+    v("itl_ms", itl_ms);
+    v("tpot_ms", tpot_ms);
+    v("e2e_ms", e2e_ms);
+    v("goodput", goodput);
+  }
+};
+
+struct ServeMeasurement {
+  std::string time;
+  std::string boot_id;
+  std::string endpoint;  // URL, credentials redacted
+  std::string api;       // "completions" or "chat"
+  std::string model;
+  int64_t input_len = 0, output_len = 0;
+  std::string dataset;                              // "random" or a ShareGPT file path
+  std::map<std::string, std::string> server_flags;  // when the server runs on this machine
+  std::vector<ServeRun> runs;
+  bool interrupted = false;
+  template <class V>
+  void visit(V& v) {
+    v("time", time);
+    v("boot_id", boot_id);
+    v("endpoint", endpoint);
+    v("api", api);
+    v("model", model);
+    v("input_len", input_len);
+    v("output_len", output_len);
+    v("dataset", dataset);
+    v("server_flags", server_flags);
+    v("runs", runs);
+    v("interrupted", interrupted);
+  }
+};
+
+}  // namespace dossier
