@@ -71,10 +71,7 @@ class Reader {
       f.Unknown("not in this record (written by another version?)", f.source);
       return;
     }
-    if (it->is_null()) {
-      if (f.unknown.empty()) f.unknown = "not recorded";
-      return;
-    }
+    if (it->is_null()) return;  // unknown; its reason (if any) came from provenance
     try {
       f.value = it->template get<T>();
     } catch (const json::exception& e) {
