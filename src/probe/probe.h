@@ -45,5 +45,6 @@ void ProbeDmi(const ProbeContext& ctx, Machine* m);             // dmi.cc
 void ProbeCpu(const ProbeContext& ctx, Machine* m);             // cpu.cc
 void ProbeNuma(const ProbeContext& ctx, Machine* m);            // numa.cc
 void ProbeVirtualization(const ProbeContext& ctx, Machine* m);  // virtualization.cc
+void ProbeGpus(const ProbeContext& ctx, Machine* m);            // gpus.cc
 
 }  // namespace dossier

@@ -1,5 +1,7 @@
 #include "probe/probe.h"
 
+#include "analyze/topology.h"
+
 namespace dossier {
 
 const std::vector<ProbeEntry>& ProbeTable() {
@@ -11,6 +13,9 @@ const std::vector<ProbeEntry>& ProbeTable() {
       {"numa", "NUMA nodes with their CPUs, memory and distances", ProbeNuma},
       {"virtualization", "guest or bare metal, hypervisor, QEMU machine type (Q35, i440FX)",
        ProbeVirtualization},
+      // After the pci probe: picks the GPUs from its devices.
+      {"gpus", "NVIDIA compute GPUs (name, architecture, compute capability) and driver version",
+       ProbeGpus},
   };
   return kTable;
 }
@@ -20,6 +25,7 @@ Machine CollectMachine(const RootFs& fs, const CollectOptions& options,
   Machine m;
   ProbeContext ctx{fs, options, log};
   for (const auto& p : ProbeTable()) p.run(ctx, &m);
+  DeriveTopology(&m);  // GPU pair levels from the PCI walk
   m.name = !options.machine_name.empty() ? options.machine_name : m.hostname.value_or("unnamed");
   return m;
 }

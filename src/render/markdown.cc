@@ -10,6 +10,7 @@ const std::vector<MdSection>& MdMachineSections() {
       {"Machine", MdIdentity},
       {"CPU and NUMA", MdCpuNuma},
       {"Virtualization", MdVirtualization},
+      {"GPUs and topology", MdGpus},
       {"Kernel", MdKernel},
   };
   return kSections;

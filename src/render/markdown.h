@@ -20,5 +20,6 @@ void MdIdentity(const MachineView& mv, std::string* out);        // md_system.cc
 void MdCpuNuma(const MachineView& mv, std::string* out);         // md_system.cc
 void MdVirtualization(const MachineView& mv, std::string* out);  // md_system.cc
 void MdKernel(const MachineView& mv, std::string* out);          // md_system.cc
+void MdGpus(const MachineView& mv, std::string* out);            // md_gpu.cc
 
 }  // namespace dossier

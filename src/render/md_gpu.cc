@@ -1,0 +1,104 @@
+// Markdown section "GPUs and topology": the NVIDIA driver, a table of the compute GPUs, and the
+// GPU matrix in the shape of `nvidia-smi topo -m` with its legend.
+#include <fmt/format.h>
+
+#include "render/markdown.h"
+#include "render/md_util.h"
+
+namespace dossier {
+namespace {
+
+// nvidia-smi's own legend wording, so the two read alike; then the markers of dossier's walk.
+struct LegendRow {
+  const char* level;
+  const char* meaning;
+};
+constexpr LegendRow kLegend[] = {
+    {"X", "Self"},
+    {"SYS",
+     "Connection traversing PCIe as well as the SMP interconnect between NUMA nodes (e.g., "
+     "QPI/UPI)"},
+    {"NODE",
+     "Connection traversing PCIe as well as the interconnect between PCIe Host Bridges within a "
+     "NUMA node"},
+    {"PHB", "Connection traversing PCIe as well as a PCIe Host Bridge (typically the CPU)"},
+    {"PXB",
+     "Connection traversing multiple PCIe bridges (without traversing the PCIe Host Bridge)"},
+    {"PIX", "Connection traversing at most a single PCIe bridge"},
+};
+constexpr LegendRow kMarkers[] = {
+    {"NODE/SYS",
+     "Different root complexes, but a GPU's NUMA node is unknown on a machine with several "
+     "nodes: NODE or SYS"},
+    {"unknown", "The PCI facts needed are missing (GPU or bridge not among the PCI devices)"},
+};
+
+std::string NumaCell(const Fact<int64_t>& n) {
+  if (n.known() && *n < 0) return std::to_string(*n) + " (kernel does not know)";
+  return md::Cell(n);
+}
+
+void RenderMatrix(const Machine& m, std::string* out) {
+  const auto& levels = m.topology.gpu_levels;
+  const size_t n = m.gpus.size();
+  bool square = levels.size() == n;
+  for (const auto& row : levels) square = square && row.size() == n;
+  if (!square) {
+    *out += "\nTopology levels were not derived for this record.\n";
+    return;
+  }
+  std::vector<std::string> header{""};
+  for (size_t j = 0; j < n; ++j) header.push_back(fmt::format("GPU{}", j));
+  header.push_back("NUMA");
+  md::Table t(header);
+  bool used_markers[std::size(kMarkers)] = {};
+  for (size_t i = 0; i < n; ++i) {
+    std::vector<std::string> row{fmt::format("GPU{}", i)};
+    for (size_t j = 0; j < n; ++j) {
+      row.push_back(md::Escape(levels[i][j]));
+      for (size_t k = 0; k < std::size(kMarkers); ++k)
+        if (levels[i][j] == kMarkers[k].level) used_markers[k] = true;
+    }
+    row.push_back(NumaCell(m.gpus[i].numa_node));
+    t.Row(std::move(row));
+  }
+  *out +=
+      "\nLevels between GPUs from the PCI walk, with the meaning of `nvidia-smi topo -m` "
+      "(NVLink is not visible to the walk):\n\n";
+  *out += t.Render();
+  *out += "\nLegend:\n\n";
+  for (const auto& l : kLegend) *out += fmt::format("- `{}` = {}\n", l.level, l.meaning);
+  for (size_t k = 0; k < std::size(kMarkers); ++k) {
+    if (used_markers[k])
+      *out += fmt::format("- `{}` = {}\n", md::Escape(kMarkers[k].level), kMarkers[k].meaning);
+  }
+}
+
+}  // namespace
+
+void MdGpus(const MachineView& mv, std::string* out) {
+  const Machine& m = mv.machine;
+  md::FactTable d;
+  d.Add("NVIDIA driver", m.software.nvidia_driver);
+  *out += d.Render();
+  if (m.gpus.empty()) {
+    if (m.pci.devices.empty())
+      *out += "\nNo compute GPU: no PCI devices are recorded for this machine.\n";
+    else
+      *out +=
+          fmt::format("\nNo NVIDIA compute GPU among the {} PCI devices.\n", m.pci.devices.size());
+    return;
+  }
+  *out += "\n";
+  md::Table t(
+      {"GPU", "address", "name", "architecture", "compute capability", "NUMA node", "driver"});
+  for (const auto& g : m.gpus) {
+    t.Row({std::to_string(g.index), "`" + g.address + "`", md::Cell(g.name),
+           md::Cell(g.architecture), md::Cell(g.compute_capability), NumaCell(g.numa_node),
+           md::Cell(g.driver)});
+  }
+  *out += t.Render();
+  RenderMatrix(m, out);
+}
+
+}  // namespace dossier
