@@ -20,5 +20,7 @@ void MdIdentity(const MachineView& mv, std::string* out);        // md_system.cc
 void MdCpuNuma(const MachineView& mv, std::string* out);         // md_system.cc
 void MdVirtualization(const MachineView& mv, std::string* out);  // md_system.cc
 void MdKernel(const MachineView& mv, std::string* out);          // md_system.cc
+void MdPciTree(const MachineView& mv, std::string* out);         // md_pci.cc
+void MdIommuAcs(const MachineView& mv, std::string* out);        // md_pci.cc
 
 }  // namespace dossier
