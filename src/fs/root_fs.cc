@@ -157,6 +157,51 @@ Result<std::string> RootFs::Read(std::string_view path, size_t max_bytes) const 
   return out;
 }
 
+Result<std::string> RootFs::ReadTail(std::string_view path, size_t max_bytes) const {
+  auto resolved = Resolve(path);
+  if (!resolved) return resolved.error();
+  int fd = ::open(HostPath(*resolved).c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return FromErrno(errno, std::string(path));
+  struct stat st;
+  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    return Error::Invalid(std::string(path) + " is a directory");
+  }
+  bool cut = false;
+  if (S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) > max_bytes) {
+    ::lseek(fd, st.st_size - static_cast<off_t>(max_bytes), SEEK_SET);
+    cut = true;
+  }
+  // Files without a size (pipes, procfs) are read to the end, keeping only the last max_bytes.
+  std::string out;
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int err = errno;
+      ::close(fd);
+      return FromErrno(err, std::string(path));
+    }
+    if (n == 0) break;
+    out.append(buf, static_cast<size_t>(n));
+    if (out.size() > 2 * max_bytes + sizeof buf) {
+      out.erase(0, out.size() - max_bytes);
+      cut = true;
+    }
+  }
+  ::close(fd);
+  if (out.size() > max_bytes) {
+    out.erase(0, out.size() - max_bytes);
+    cut = true;
+  }
+  if (cut) {
+    size_t nl = out.find('\n');
+    out.erase(0, nl == std::string::npos ? out.size() : nl + 1);
+  }
+  return out;
+}
+
 Result<std::string> RootFs::ReadValue(std::string_view path) const {
   auto r = Read(path, 1 << 20);
   if (!r) return r;

@@ -31,6 +31,10 @@ class RootFs {
   // Whole file, at most max_bytes (more is Error::kTooLarge). Works for sysfs and procfs files,
   // which report a size of 4096 or 0.
   Result<std::string> Read(std::string_view path, size_t max_bytes = kDefaultMax) const;
+  // The end of a file that grows without bound (a log): its last max_bytes at most. When the file
+  // is longer, the text starts after the first newline of that tail, so no partial line is
+  // returned.
+  Result<std::string> ReadTail(std::string_view path, size_t max_bytes) const;
   // First line, surrounding white space removed: the shape of most sysfs attributes.
   Result<std::string> ReadValue(std::string_view path) const;
   // Entry names of a directory, sorted, without "." and "..".

@@ -13,6 +13,14 @@ const std::vector<ProbeEntry>& ProbeTable() {
       {"numa", "NUMA nodes with their CPUs, memory and distances", ProbeNuma},
       {"virtualization", "guest or bare metal, hypervisor, QEMU machine type (Q35, i440FX)",
        ProbeVirtualization},
+      {"pci",
+       "PCI devices: ids, names, driver, NUMA node, tree, link speed and width, BARs; port type, "
+       "ACS and Resizable BAR from config space",
+       ProbePci},
+      {"iommu", "IOMMU on or off, hardware units, groups with their domain type and members",
+       ProbeIommu},
+      {"kernel_log", "PCI resource problems (BARs not assigned, NVRM BAR errors) in the kernel log",
+       ProbeKernelLog},
       // After the pci probe: picks the GPUs from its devices.
       {"gpus", "NVIDIA compute GPUs (name, architecture, compute capability) and driver version",
        ProbeGpus},

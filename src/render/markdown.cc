@@ -9,6 +9,8 @@ const std::vector<MdSection>& MdMachineSections() {
   static const std::vector<MdSection> kSections = {
       {"Machine", MdIdentity},
       {"CPU and NUMA", MdCpuNuma},
+      {"PCIe tree and links", MdPciTree},
+      {"IOMMU and ACS", MdIommuAcs},
       {"Virtualization", MdVirtualization},
       {"GPUs and topology", MdGpus},
       {"Kernel", MdKernel},

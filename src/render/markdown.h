@@ -21,5 +21,7 @@ void MdCpuNuma(const MachineView& mv, std::string* out);         // md_system.cc
 void MdVirtualization(const MachineView& mv, std::string* out);  // md_system.cc
 void MdKernel(const MachineView& mv, std::string* out);          // md_system.cc
 void MdGpus(const MachineView& mv, std::string* out);            // md_gpu.cc
+void MdPciTree(const MachineView& mv, std::string* out);         // md_pci.cc
+void MdIommuAcs(const MachineView& mv, std::string* out);        // md_pci.cc
 
 }  // namespace dossier

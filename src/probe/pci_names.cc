@@ -1,0 +1,143 @@
+#include "probe/pci_names.h"
+
+extern "C" {
+#include <pci/pci.h>
+}
+
+#include <csetjmp>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace dossier {
+namespace {
+
+// libpci's error callback must not return. It jumps back to the call that led to it (the only
+// frames skipped are libpci's C frames, which hold nothing to destroy); with no such call
+// pending it aborts rather than let libpci continue in a state it does not expect.
+thread_local std::jmp_buf* g_on_error = nullptr;
+thread_local char g_error[256];
+
+void OnError(char* msg, ...) {
+  va_list ap;
+  va_start(ap, msg);
+  std::vsnprintf(g_error, sizeof g_error, msg, ap);
+  va_end(ap);
+  if (g_on_error) std::longjmp(*g_on_error, 1);
+  std::abort();
+}
+
+// Warnings and debug output would go to stderr behind the caller's back; names do not need them.
+void Quiet(char*, ...) {}
+
+std::string Trimmed(const char* s) {
+  std::string out(s);
+  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
+  return out;
+}
+
+// pci_load_name_list under the error guard; false with the message in g_error on failure.
+// Kept free of C++ objects with destructors: longjmp may land here.
+bool GuardedLoad(pci_access* a, bool* opened) {
+  std::jmp_buf env;
+  if (setjmp(env) != 0) {
+    g_on_error = nullptr;
+    return false;
+  }
+  g_on_error = &env;
+  *opened = pci_load_name_list(a) != 0;
+  g_on_error = nullptr;
+  return true;
+}
+
+// pci_lookup_name under the error guard; nullptr when not found or on an error.
+const char* GuardedLookup(pci_access* a, char* buf, int size, int flags, int vendor, int device) {
+  std::jmp_buf env;
+  if (setjmp(env) != 0) {
+    g_on_error = nullptr;
+    return nullptr;
+  }
+  g_on_error = &env;
+  const char* r = (flags & PCI_LOOKUP_DEVICE) ? pci_lookup_name(a, buf, size, flags, vendor, device)
+                                              : pci_lookup_name(a, buf, size, flags, vendor);
+  g_on_error = nullptr;
+  return r;
+}
+
+}  // namespace
+
+const char* const PciNames::kDatabasePaths[] = {
+    "/usr/share/misc/pci.ids",     // Debian, Ubuntu
+    "/usr/share/hwdata/pci.ids",   // Fedora, RHEL, Arch
+    "/usr/share/pci.ids",          // older layouts
+    "/usr/share/misc/pci.ids.gz",  // compressed builds of pciutils
+    "/usr/share/hwdata/pci.ids.gz", nullptr,
+};
+
+PciNames::PciNames(const RootFs& fs) : fs_(fs) {}
+
+PciNames::~PciNames() {
+  if (access_) pci_cleanup(access_);
+}
+
+bool PciNames::Load() {
+  if (tried_) return failure_.empty();
+  tried_ = true;
+  std::string host;
+  for (const char* const* p = kDatabasePaths; *p; ++p) {
+    auto resolved = fs_.Resolve(*p);
+    if (resolved && fs_.Exists(*resolved) && !fs_.IsDir(*resolved)) {
+      path_ = *p;
+      host = fs_.HostPath(*resolved);
+      break;
+    }
+  }
+  if (path_.empty()) {
+    failure_ = "no pci.ids under the root (looked in /usr/share/misc, /usr/share/hwdata)";
+    return false;
+  }
+  access_ = pci_alloc();
+  access_->error = OnError;
+  access_->warning = Quiet;
+  access_->debug = Quiet;
+  access_->id_lookup_mode = 0;  // no ~/.cache/pci-ids, no DNS: the file under the root only
+  pci_set_param(access_, const_cast<char*>("hwdb.disable"), const_cast<char*>("1"));
+  pci_set_name_list_path(access_, strdup(host.c_str()), 1);
+  bool opened = false;
+  if (!GuardedLoad(access_, &opened)) {
+    failure_ = "pci.ids unusable: " + Trimmed(g_error);
+  } else if (!opened) {
+    failure_ = "pci.ids could not be opened";
+  }
+  return failure_.empty();
+}
+
+Fact<std::string> PciNames::Name(uint16_t vendor, uint16_t device) {
+  Fact<std::string> out;
+  if (!Load()) {
+    out.Unknown(failure_, path_);
+    return out;
+  }
+  std::string src = "libpci:pci_lookup_name " + path_;
+  const int base = PCI_LOOKUP_NO_NUMBERS | PCI_LOOKUP_NO_HWDB;
+  char buf[512];
+  if (const char* n = GuardedLookup(access_, buf, sizeof buf,
+                                    base | PCI_LOOKUP_VENDOR | PCI_LOOKUP_DEVICE, vendor, device)) {
+    out.Set(n, src);
+    return out;
+  }
+  char num[8];
+  std::snprintf(num, sizeof num, "%04x", device);
+  if (const char* v =
+          GuardedLookup(access_, buf, sizeof buf, base | PCI_LOOKUP_VENDOR, vendor, 0)) {
+    out.Set(std::string(v) + " Device " + num, src);
+    return out;
+  }
+  char vnum[8];
+  std::snprintf(vnum, sizeof vnum, "%04x", vendor);
+  out.Unknown(std::string("vendor ") + vnum + " not in pci.ids", src);
+  return out;
+}
+
+}  // namespace dossier

@@ -1,0 +1,46 @@
+// Vendor and device names from the PCI ID database (pci.ids) through libpci's pci_lookup_name.
+// Only the name database is used, never libpci's bus access: the devices come from sysfs under
+// the root. The database is the one under that root too (/usr/share/misc/pci.ids and the other
+// places distributions keep it), so a captured tree is named by its own database and a test's
+// expectations do not depend on the pci.ids of the machine running them; a tree without one gets
+// unknown names that say so.
+//
+// libpci reports a corrupt database through its error callback, whose default prints and exits
+// the process; this class installs its own and turns that into an unknown name.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "fs/root_fs.h"
+#include "model/fact.h"
+
+struct pci_access;
+
+namespace dossier {
+
+class PciNames {
+ public:
+  explicit PciNames(const RootFs& fs);
+  ~PciNames();
+  PciNames(const PciNames&) = delete;
+  PciNames& operator=(const PciNames&) = delete;
+
+  // "NVIDIA Corporation GA102GL [RTX A6000]"; "NVIDIA Corporation Device 2bb5" (lspci's form)
+  // when only the vendor is listed; unknown when neither is, or the database is unusable.
+  Fact<std::string> Name(uint16_t vendor, uint16_t device);
+
+  // Where pci.ids would be looked for under the root, first found wins.
+  static const char* const kDatabasePaths[];
+
+ private:
+  bool Load();
+
+  const RootFs& fs_;
+  pci_access* access_ = nullptr;
+  bool tried_ = false;
+  std::string path_;     // machine path of the database in use
+  std::string failure_;  // why no name can be looked up; empty while usable
+};
+
+}  // namespace dossier
