@@ -45,12 +45,9 @@ void ProbeDmi(const ProbeContext& ctx, Machine* m);             // dmi.cc
 void ProbeCpu(const ProbeContext& ctx, Machine* m);             // cpu.cc
 void ProbeNuma(const ProbeContext& ctx, Machine* m);            // numa.cc
 void ProbeVirtualization(const ProbeContext& ctx, Machine* m);  // virtualization.cc
-<<<<<<< HEAD
-void ProbeGpus(const ProbeContext& ctx, Machine* m);            // gpus.cc
-=======
 void ProbePci(const ProbeContext& ctx, Machine* m);             // pci.cc
 void ProbeIommu(const ProbeContext& ctx, Machine* m);           // iommu.cc
 void ProbeKernelLog(const ProbeContext& ctx, Machine* m);       // kernel_log.cc
->>>>>>> pci
+void ProbeGpus(const ProbeContext& ctx, Machine* m);            // gpus.cc
 
 }  // namespace dossier
