@@ -93,8 +93,20 @@ bool PciNames::Load() {
       break;
     }
   }
+  if (path_.empty() && !fs_.live()) {
+    // A captured tree rarely carries its own database: names are not machine state, so the
+    // database of the machine running dossier serves, and the source says so.
+    RootFs here("/");
+    for (const char* const* p = kDatabasePaths; *p; ++p) {
+      if (here.Exists(*p) && !here.IsDir(*p)) {
+        path_ = std::string(*p) + " (of the machine running dossier)";
+        host = *p;
+        break;
+      }
+    }
+  }
   if (path_.empty()) {
-    failure_ = "no pci.ids under the root (looked in /usr/share/misc, /usr/share/hwdata)";
+    failure_ = "no pci.ids (looked in /usr/share/misc, /usr/share/hwdata)";
     return false;
   }
   access_ = pci_alloc();

@@ -1,9 +1,9 @@
 // Vendor and device names from the PCI ID database (pci.ids) through libpci's pci_lookup_name.
 // Only the name database is used, never libpci's bus access: the devices come from sysfs under
 // the root. The database is the one under that root too (/usr/share/misc/pci.ids and the other
-// places distributions keep it), so a captured tree is named by its own database and a test's
-// expectations do not depend on the pci.ids of the machine running them; a tree without one gets
-// unknown names that say so.
+// places distributions keep it), so a captured tree that carries one is named by its own database
+// (the fixture trees do, so test expectations do not depend on the machine running them); a tree
+// without one is named from this machine's database, and the source says so.
 //
 // libpci reports a corrupt database through its error callback, whose default prints and exits
 // the process; this class installs its own and turns that into an unknown name.
