@@ -31,6 +31,9 @@ class RootFs {
   // Whole file, at most max_bytes (more is Error::kTooLarge). Works for sysfs and procfs files,
   // which report a size of 4096 or 0.
   Result<std::string> Read(std::string_view path, size_t max_bytes = kDefaultMax) const;
+  // The first max_bytes of a file (less when it is shorter); for headers of files whose tail may
+  // be large (a package's METADATA carries its whole README after the headers).
+  Result<std::string> ReadPrefix(std::string_view path, size_t max_bytes) const;
   // First line, surrounding white space removed: the shape of most sysfs attributes.
   Result<std::string> ReadValue(std::string_view path) const;
   // Entry names of a directory, sorted, without "." and "..".

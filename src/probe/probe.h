@@ -45,5 +45,7 @@ void ProbeDmi(const ProbeContext& ctx, Machine* m);             // dmi.cc
 void ProbeCpu(const ProbeContext& ctx, Machine* m);             // cpu.cc
 void ProbeNuma(const ProbeContext& ctx, Machine* m);            // numa.cc
 void ProbeVirtualization(const ProbeContext& ctx, Machine* m);  // virtualization.cc
+void ProbeServers(const ProbeContext& ctx, Machine* m);         // servers.cc
+void ProbeSoftware(const ProbeContext& ctx, Machine* m);        // software.cc
 
 }  // namespace dossier

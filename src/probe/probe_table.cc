@@ -11,6 +11,11 @@ const std::vector<ProbeEntry>& ProbeTable() {
       {"numa", "NUMA nodes with their CPUs, memory and distances", ProbeNuma},
       {"virtualization", "guest or bare metal, hypervisor, QEMU machine type (Q35, i440FX)",
        ProbeVirtualization},
+      // servers before software: the Python environments read are the servers' own.
+      {"servers", "SGLang/vLLM/TRT-LLM/llama.cpp/TGI servers: flags, env, model config (redacted)",
+       ProbeServers},
+      {"software", "CUDA toolkits, Python envs and package versions, env variables (redacted)",
+       ProbeSoftware},
   };
   return kTable;
 }

@@ -11,6 +11,8 @@ const std::vector<MdSection>& MdMachineSections() {
       {"CPU and NUMA", MdCpuNuma},
       {"Virtualization", MdVirtualization},
       {"Kernel", MdKernel},
+      {"Software", MdSoftware},
+      {"Servers and model", MdServers},
   };
   return kSections;
 }

@@ -20,5 +20,7 @@ void MdIdentity(const MachineView& mv, std::string* out);        // md_system.cc
 void MdCpuNuma(const MachineView& mv, std::string* out);         // md_system.cc
 void MdVirtualization(const MachineView& mv, std::string* out);  // md_system.cc
 void MdKernel(const MachineView& mv, std::string* out);          // md_system.cc
+void MdSoftware(const MachineView& mv, std::string* out);        // md_software.cc
+void MdServers(const MachineView& mv, std::string* out);         // md_software.cc
 
 }  // namespace dossier
