@@ -158,6 +158,7 @@ Result<std::string> RootFs::Read(std::string_view path, size_t max_bytes) const 
 }
 
 Result<std::string> RootFs::ReadTail(std::string_view path, size_t max_bytes) const {
+Result<std::string> RootFs::ReadPrefix(std::string_view path, size_t max_bytes) const {
   auto resolved = Resolve(path);
   if (!resolved) return resolved.error();
   int fd = ::open(HostPath(*resolved).c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -177,6 +178,10 @@ Result<std::string> RootFs::ReadTail(std::string_view path, size_t max_bytes) co
   char buf[65536];
   for (;;) {
     ssize_t n = ::read(fd, buf, sizeof buf);
+  std::string out(max_bytes, '\0');
+  size_t got = 0;
+  while (got < max_bytes) {
+    ssize_t n = ::read(fd, out.data() + got, max_bytes - got);
     if (n < 0) {
       if (errno == EINTR) continue;
       int err = errno;
@@ -199,6 +204,10 @@ Result<std::string> RootFs::ReadTail(std::string_view path, size_t max_bytes) co
     size_t nl = out.find('\n');
     out.erase(0, nl == std::string::npos ? out.size() : nl + 1);
   }
+    got += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  out.resize(got);
   return out;
 }
 

@@ -35,6 +35,9 @@ class RootFs {
   // is longer, the text starts after the first newline of that tail, so no partial line is
   // returned.
   Result<std::string> ReadTail(std::string_view path, size_t max_bytes) const;
+  // The first max_bytes of a file (less when it is shorter); for headers of files whose tail may
+  // be large (a package's METADATA carries its whole README after the headers).
+  Result<std::string> ReadPrefix(std::string_view path, size_t max_bytes) const;
   // First line, surrounding white space removed: the shape of most sysfs attributes.
   Result<std::string> ReadValue(std::string_view path) const;
   // Entry names of a directory, sorted, without "." and "..".

@@ -52,6 +52,17 @@ TEST(RootFs, ReadsAreBounded) {
   EXPECT_EQ(r.error().kind, Error::kTooLarge);
 }
 
+TEST(RootFs, ReadPrefixStopsAtTheBound) {
+  testing::TempDir t;
+  t.Write("meta", "Name: x\n\n" + std::string(100000, 'd'));
+  RootFs fs(t.path());
+  auto r = fs.ReadPrefix("/meta", 9);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(*r, "Name: x\n\n");
+  EXPECT_EQ(fs.ReadPrefix("/meta", 1 << 20)->size(), 100009u);
+  EXPECT_EQ(fs.ReadPrefix("/absent", 10).error().kind, Error::kNotFound);
+}
+
 TEST(RootFs, CheckRejectsAMissingRoot) {
   RootFs fs("/nonexistent/dossier-root");
   EXPECT_FALSE(fs.Check());

@@ -49,5 +49,7 @@ void ProbePci(const ProbeContext& ctx, Machine* m);             // pci.cc
 void ProbeIommu(const ProbeContext& ctx, Machine* m);           // iommu.cc
 void ProbeKernelLog(const ProbeContext& ctx, Machine* m);       // kernel_log.cc
 void ProbeGpus(const ProbeContext& ctx, Machine* m);            // gpus.cc
+void ProbeServers(const ProbeContext& ctx, Machine* m);         // servers.cc
+void ProbeSoftware(const ProbeContext& ctx, Machine* m);        // software.cc
 
 }  // namespace dossier

@@ -24,6 +24,11 @@ const std::vector<ProbeEntry>& ProbeTable() {
       // After the pci probe: picks the GPUs from its devices.
       {"gpus", "NVIDIA compute GPUs (name, architecture, compute capability) and driver version",
        ProbeGpus},
+      // servers before software: the Python environments read are the servers' own.
+      {"servers", "SGLang/vLLM/TRT-LLM/llama.cpp/TGI servers: flags, env, model config (redacted)",
+       ProbeServers},
+      {"software", "CUDA toolkits, Python envs and package versions, env variables (redacted)",
+       ProbeSoftware},
   };
   return kTable;
 }

@@ -14,6 +14,8 @@ const std::vector<MdSection>& MdMachineSections() {
       {"Virtualization", MdVirtualization},
       {"GPUs and topology", MdGpus},
       {"Kernel", MdKernel},
+      {"Software", MdSoftware},
+      {"Servers and model", MdServers},
   };
   return kSections;
 }

@@ -23,5 +23,7 @@ void MdKernel(const MachineView& mv, std::string* out);          // md_system.cc
 void MdGpus(const MachineView& mv, std::string* out);            // md_gpu.cc
 void MdPciTree(const MachineView& mv, std::string* out);         // md_pci.cc
 void MdIommuAcs(const MachineView& mv, std::string* out);        // md_pci.cc
+void MdSoftware(const MachineView& mv, std::string* out);        // md_software.cc
+void MdServers(const MachineView& mv, std::string* out);         // md_software.cc
 
 }  // namespace dossier
