@@ -158,7 +158,6 @@ Result<std::string> RootFs::Read(std::string_view path, size_t max_bytes) const 
 }
 
 Result<std::string> RootFs::ReadTail(std::string_view path, size_t max_bytes) const {
-Result<std::string> RootFs::ReadPrefix(std::string_view path, size_t max_bytes) const {
   auto resolved = Resolve(path);
   if (!resolved) return resolved.error();
   int fd = ::open(HostPath(*resolved).c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -178,10 +177,6 @@ Result<std::string> RootFs::ReadPrefix(std::string_view path, size_t max_bytes) 
   char buf[65536];
   for (;;) {
     ssize_t n = ::read(fd, buf, sizeof buf);
-  std::string out(max_bytes, '\0');
-  size_t got = 0;
-  while (got < max_bytes) {
-    ssize_t n = ::read(fd, out.data() + got, max_bytes - got);
     if (n < 0) {
       if (errno == EINTR) continue;
       int err = errno;
@@ -204,6 +199,30 @@ Result<std::string> RootFs::ReadPrefix(std::string_view path, size_t max_bytes) 
     size_t nl = out.find('\n');
     out.erase(0, nl == std::string::npos ? out.size() : nl + 1);
   }
+  return out;
+}
+
+Result<std::string> RootFs::ReadPrefix(std::string_view path, size_t max_bytes) const {
+  auto resolved = Resolve(path);
+  if (!resolved) return resolved.error();
+  int fd = ::open(HostPath(*resolved).c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return FromErrno(errno, std::string(path));
+  struct stat st;
+  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    return Error::Invalid(std::string(path) + " is a directory");
+  }
+  std::string out(max_bytes, '\0');
+  size_t got = 0;
+  while (got < max_bytes) {
+    ssize_t n = ::read(fd, out.data() + got, max_bytes - got);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int err = errno;
+      ::close(fd);
+      return FromErrno(err, std::string(path));
+    }
+    if (n == 0) break;
     got += static_cast<size_t>(n);
   }
   ::close(fd);
