@@ -76,12 +76,14 @@ void ExpectMatchesGolden(const std::string& file, const std::string& actual) {
   const std::string dir = std::string(DOSSIER_BUILD_DIR) + "/golden-actual";
   fs::create_directories(dir);
   std::ofstream(dir + "/" + file, std::ios::binary) << actual;
-  ADD_FAILURE() << file << " differs from the golden file, first at " << FirstDifference(want, actual)
-                << "\nsee: diff -u " << golden << " " << dir << "/" << file
+  ADD_FAILURE() << file << " differs from the golden file, first at "
+                << FirstDifference(want, actual) << "\nsee: diff -u " << golden << " " << dir << "/"
+                << file
                 << "\nif the change is intended: DOSSIER_UPDATE_GOLDEN=1 and review git diff";
 }
 
-// --- golden reports of every tree -----------------------------------------------------------------
+// --- golden reports of every tree
+// -----------------------------------------------------------------
 
 class Golden : public ::testing::TestWithParam<std::string> {};
 
@@ -106,7 +108,8 @@ INSTANTIATE_TEST_SUITE_P(Trees, Golden, ::testing::ValuesIn(testing::FixtureTree
                            return n;
                          });
 
-// --- exit codes and messages -----------------------------------------------------------------------
+// --- exit codes and messages
+// -----------------------------------------------------------------------
 
 TEST(Cli, CollectsTheLiveMachine) {
   auto r = Dossier({"collect", "--root", "/", "--format", "json", "--quiet"});
@@ -167,7 +170,10 @@ TEST(Cli, DamagedRecordsAreNamedSkippedAndLeftAlone) {
   const std::string truncated = dossier + "/records/000090-collect-cut.json";
   const std::string binary = dossier + "/records/000091-collect-noise.json";
   std::string cut = good.substr(0, good.size() / 2);
-  std::string noise("\x7f" "ELF\x02\x01\x01\0\0\0\xff\xfe\x00\x13", 15);
+  std::string noise(
+      "\x7f"
+      "ELF\x02\x01\x01\0\0\0\xff\xfe\x00\x13",
+      15);
   std::ofstream(truncated, std::ios::binary) << cut;
   std::ofstream(binary, std::ios::binary) << noise;
 
@@ -221,8 +227,8 @@ TEST_P(JsonContract, SchemaAddressesAndUnknowns) {
   int addresses = 0;
   Walk(m, "", [&](const std::string& p, const json& v) {
     std::string key = p.substr(p.rfind('/') + 1);
-    bool in_device_list = p.find("/iommu/groups/") != std::string::npos &&
-                          p.find("/devices/") != std::string::npos;
+    bool in_device_list =
+        p.find("/iommu/groups/") != std::string::npos && p.find("/devices/") != std::string::npos;
     if (v.is_string() && (kAddressKeys.count(key) || in_device_list)) {
       ++addresses;
       EXPECT_TRUE(std::regex_match(v.get<std::string>(), kAddress))

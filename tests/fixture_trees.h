@@ -20,8 +20,8 @@
 namespace dossier::testing {
 
 inline const std::vector<std::string>& FixtureTreeNames() {
-  static const std::vector<std::string> kNames = {
-      "seed-guest", "seed-host", "baremetal-switch", "i440fx-guest", "seed-guest-unprivileged"};
+  static const std::vector<std::string> kNames = {"seed-guest", "seed-host", "baremetal-switch",
+                                                  "i440fx-guest", "seed-guest-unprivileged"};
   return kNames;
 }
 
