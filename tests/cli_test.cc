@@ -36,14 +36,37 @@ ProcessResult Dossier(std::vector<std::string> args) {
   return RunProcess(args);
 }
 
-// Output made comparable across runs and machines: times and the tree's location replaced.
-std::string Normalize(std::string text, const std::string& root) {
-  for (size_t at = text.find(root); !root.empty() && at != std::string::npos;
-       at = text.find(root, at)) {
-    text.replace(at, root.size(), "<root>");
+// Length of an ISO 8601 UTC time ("2026-12-02T16:30:00Z", optional fraction) at text[i], or 0.
+size_t TimeAt(const std::string& text, size_t i) {
+  static const char kShape[] = "dddd-dd-ddTdd:dd:dd";
+  for (size_t k = 0; kShape[k]; ++k) {
+    if (i + k >= text.size()) return 0;
+    char c = text[i + k];
+    if (kShape[k] == 'd' ? !std::isdigit(static_cast<unsigned char>(c)) : c != kShape[k]) return 0;
   }
-  static const std::regex kTime(R"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z)");
-  return std::regex_replace(text, kTime, "<time>");
+  size_t j = i + sizeof(kShape) - 1;
+  if (j < text.size() && text[j] == '.')
+    while (++j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) {
+    }
+  return j < text.size() && text[j] == 'Z' ? j + 1 - i : 0;
+}
+
+// Output made comparable across runs and machines: times and the tree's location replaced.
+std::string Normalize(const std::string& text, const std::string& root) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size();) {
+    if (!root.empty() && text.compare(i, root.size(), root) == 0) {
+      out += "<root>";
+      i += root.size();
+    } else if (size_t n = TimeAt(text, i)) {
+      out += "<time>";
+      i += n;
+    } else {
+      out += text[i++];
+    }
+  }
+  return out;
 }
 
 // The first line where two texts differ, for a readable failure.
