@@ -152,7 +152,7 @@ struct IommuInfo {
 };
 
 struct PciProblem {
-  std::string address;  // may be empty when the message names no device
+  Fact<std::string> address;  // unknown when the message names no device
   std::string message;
   template <class V>
   void visit(V& v) {

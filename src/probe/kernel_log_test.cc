@@ -29,7 +29,7 @@ TEST(KernelLogTest, DmesgFileFirst) {
   KernelLogInfo k = Probe(t.path());
   EXPECT_EQ(k.source.value_or(""), "/var/log/dmesg");
   ASSERT_EQ(k.pci_problems.size(), 2u);  // the repeated line once
-  EXPECT_EQ(k.pci_problems[0].address, "0000:01:00.0");
+  EXPECT_EQ(k.pci_problems[0].address.value_or(""), "0000:01:00.0");
   EXPECT_EQ(k.pci_problems[1].message, "NVRM: BAR1 is 0M @ 0x0 (PCI:0000:01:00.0)");
 }
 
@@ -53,7 +53,7 @@ TEST(KernelLogTest, OnlyTheEndOfAHugeKernLog) {
   t.Write("var/log/kern.log", old + filler + recent);
   KernelLogInfo k = Probe(t.path());
   ASSERT_EQ(k.pci_problems.size(), 1u);  // the old line lies before the last 8 MiB
-  EXPECT_EQ(k.pci_problems[0].address, "0000:08:00.0");
+  EXPECT_EQ(k.pci_problems[0].address.value_or(""), "0000:08:00.0");
 }
 
 TEST(KernelLogTest, NoLogIsUnknownWithEveryReason) {

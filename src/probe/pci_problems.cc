@@ -137,7 +137,15 @@ void PciProblemScanner::Add(std::string_view line) {
   if (!resource && !nvrm) return;
   std::string text = Printable(msg, kMaxMessage);
   if (!seen_.insert(text).second) return;
-  problems_.push_back({PciAddressIn(text), text});
+  PciProblem p;
+  std::string addr = PciAddressIn(text);
+  if (addr.empty()) {
+    p.address.Unknown("the message names no device");
+  } else {
+    p.address.Set(addr, "the message");
+  }
+  p.message = text;
+  problems_.push_back(std::move(p));
 }
 
 void PciProblemScanner::AddText(std::string_view text) {

@@ -20,9 +20,9 @@ TEST(PciProblemsTest, KmsgRecordOfSeveralLines) {
       "4,812,6100000,-;NVRM: This PCI I/O region assigned to your NVIDIA device is "
       "invalid:\\x0aNVRM: BAR1 is 0M @ 0x0 (PCI:0000:01:00.0)\\x0a\n SUBSYSTEM=pci\n");
   ASSERT_EQ(s.problems().size(), 2u);
-  EXPECT_EQ(s.problems()[0].address, "");
+  EXPECT_EQ(s.problems()[0].address.value_or(""), "");
   EXPECT_EQ(s.problems()[1].message, "NVRM: BAR1 is 0M @ 0x0 (PCI:0000:01:00.0)");
-  EXPECT_EQ(s.problems()[1].address, "0000:01:00.0");
+  EXPECT_EQ(s.problems()[1].address.value_or(""), "0000:01:00.0");
 }
 
 TEST(PciProblemsTest, StripsTimestampsAndSyslogHeaders) {
@@ -69,14 +69,14 @@ TEST(PciProblemsTest, FindsResourceAndNvrmProblemsOnceEach) {
       "[    9.200000] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  570.86.10\n");
   const auto& p = s.problems();
   ASSERT_EQ(p.size(), 7u);
-  EXPECT_EQ(p[0].address, "0000:01:00.0");
+  EXPECT_EQ(p[0].address.value_or(""), "0000:01:00.0");
   EXPECT_EQ(p[0].message,
             "pci 0000:01:00.0: BAR 1: no space for [mem size 0x1000000000 64bit pref]");
-  EXPECT_EQ(p[2].address, "0000:00:01.1");
-  EXPECT_EQ(p[3].address, "0000:00:02.0");
-  EXPECT_EQ(p[4].address, "0000:41:00.0");
-  EXPECT_EQ(p[5].address, "");  // NVRM's first line names no device
-  EXPECT_EQ(p[6].address, "0000:01:00.0");
+  EXPECT_EQ(p[2].address.value_or(""), "0000:00:01.1");
+  EXPECT_EQ(p[3].address.value_or(""), "0000:00:02.0");
+  EXPECT_EQ(p[4].address.value_or(""), "0000:41:00.0");
+  EXPECT_EQ(p[5].address.value_or(""), "");  // NVRM's first line names no device
+  EXPECT_EQ(p[6].address.value_or(""), "0000:01:00.0");
   EXPECT_EQ(p[6].message, "NVRM: BAR1 is 0M @ 0x0 (PCI:0000:01:00.0)");
 }
 
@@ -127,7 +127,7 @@ TEST(PciProblemsTest, GarbageNeverCrashes) {
   for (const auto& p : s.problems()) {
     EXPECT_LE(p.message.size(), PciProblemScanner::kMaxMessage * 4 + 8);
     for (unsigned char c : p.message) EXPECT_TRUE((c >= 0x20 && c < 0x7f) || c >= 0x80);
-    EXPECT_TRUE(p.address.empty() || p.address.size() >= 12);
+    EXPECT_TRUE(!p.address.known() || p.address->size() >= 12);
   }
   EXPECT_LE(s.problems().size(), PciProblemScanner::kMaxProblems);
 }

@@ -76,7 +76,7 @@ void MdKernel(const MachineView& mv, std::string* out) {
   *out += "\nPCI resource problems in the kernel log:\n\n";
   md::Table p({"device", "message"});
   for (const auto& pr : m.kernel_log.pci_problems) {
-    p.Row({pr.address.empty() ? "-" : pr.address, "`" + md::Escape(pr.message) + "`"});
+    p.Row({pr.address.value_or("-"), "`" + md::Escape(pr.message) + "`"});
   }
   *out += p.Render();
 }
