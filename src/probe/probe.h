@@ -19,6 +19,9 @@ struct CollectOptions {
   // The caller's environment (name -> value). Only used for the live machine: a captured tree's
   // caller is not that machine's user.
   std::map<std::string, std::string> caller_env;
+  // --nvml-lib: the NVML library to load. Empty: libnvidia-ml.so.1 on the live machine; with a
+  // --root other than / NVML is off unless this names one (a stand-in for a captured tree).
+  std::string nvml_lib;
 };
 
 struct ProbeContext {
@@ -45,5 +48,6 @@ void ProbeDmi(const ProbeContext& ctx, Machine* m);             // dmi.cc
 void ProbeCpu(const ProbeContext& ctx, Machine* m);             // cpu.cc
 void ProbeNuma(const ProbeContext& ctx, Machine* m);            // numa.cc
 void ProbeVirtualization(const ProbeContext& ctx, Machine* m);  // virtualization.cc
+void ProbeNvml(const ProbeContext& ctx, Machine* m);            // nvml.cc
 
 }  // namespace dossier

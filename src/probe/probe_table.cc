@@ -11,6 +11,8 @@ const std::vector<ProbeEntry>& ProbeTable() {
       {"numa", "NUMA nodes with their CPUs, memory and distances", ProbeNuma},
       {"virtualization", "guest or bare metal, hypervisor, QEMU machine type (Q35, i440FX)",
        ProbeVirtualization},
+      {"nvml", "the driver's view through NVML: GPUs, links, clocks, topology and P2P status",
+       ProbeNvml},
   };
   return kTable;
 }

@@ -11,6 +11,7 @@ const std::vector<MdSection>& MdMachineSections() {
       {"CPU and NUMA", MdCpuNuma},
       {"Virtualization", MdVirtualization},
       {"Kernel", MdKernel},
+      {"GPUs as the driver sees them (NVML)", MdNvml},
   };
   return kSections;
 }
