@@ -80,6 +80,20 @@ TEST(ProbeNvml, BarePairOkAndMatchedToThePciWalk) {
   EXPECT_EQ(m.topology.p2p_status.nvlink[0][1], "NS");
 }
 
+TEST(ProbeNvml, NvLinksCountedPerPeerUntilThePastTheLastLink) {
+  StandinFixture f("faulty");
+  Machine m = Probe(testing::NvmlStandin());
+  ASSERT_EQ(m.nvml.gpus.size(), 3u);
+  const auto& links = m.nvml.gpus[0].nvlinks;
+  ASSERT_EQ(links.size(), 4u);  // the fifth index answered INVALID_ARGUMENT
+  EXPECT_TRUE(*links[3].active);
+  EXPECT_EQ(*links[0].remote_pci_bus_id, "0000:11:00.0");
+  EXPECT_EQ(*links[1].remote_pci_bus_id, "0000:21:00.0");
+  EXPECT_EQ(m.topology.nvml_levels[0][1], "NV2");
+  EXPECT_EQ(m.topology.nvml_levels[2][0], "NV2");
+  EXPECT_EQ(m.topology.p2p_status.nvlink[0][2], "OK");
+}
+
 TEST(ProbeNvml, OldLibraryWithoutVersionedSymbols) {
   StandinFixture f("bare-pair");
   Machine m = Probe(testing::NvmlStandinPlain());

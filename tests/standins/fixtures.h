@@ -6,7 +6,8 @@
 //                through the host at the seed's figures (0.92 GB/s at 12 KiB, 41.41 GB/s at 16 MiB)
 //   bare-pair    two GPUs on one socket (NODE), P2P OK, peer access, NVLink absent
 //   faulty       three GPUs with P2P OK whose peer copies 0->1 corrupt bytes at offset 4096 (or
-//                n/2 for small copies) and 1->2 never complete; no stream memory operations
+//                n/2 for small copies) and 1->2 never complete; no stream memory operations; four
+//                NVLinks per GPU, two to each other GPU
 //   init-fails   nvmlInit answers DRIVER_NOT_LOADED, cuInit CUDA_ERROR_NO_DEVICE
 //
 // Times are a model: a copy of n bytes costs latency_us + n / (gbps * 1e3) microseconds, times a
@@ -51,6 +52,7 @@ struct Fixture {
   int corrupt_src = -1, corrupt_dst = -1;  // peer copies on this pair corrupt bytes (P2P only)
   int hang_src = -1, hang_dst = -1;        // peer copies on this pair never complete (P2P only)
   bool wait_value = true;                  // cuStreamWaitValue32 supported
+  unsigned nvlinks = 0;  // NVLinks per GPU; link k of GPU i reaches GPU (i + 1 + k % (n-1)) % n
   bool init_fails = false;
 };
 
@@ -117,6 +119,7 @@ inline const Fixture& Selected() {
     faulty.hang_src = 1;
     faulty.hang_dst = 2;
     faulty.wait_value = false;
+    faulty.nvlinks = 4;
     f.push_back(faulty);
 
     Fixture fails = bare;

@@ -224,10 +224,24 @@ __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetClockInfo(nvmlD
   return NVML_SUCCESS;
 }
 __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t d,
-                                                                             unsigned, unsigned*) {
-  if (!GpuOf(d)) return NVML_ERROR_INVALID_ARGUMENT;
-  return NVML_ERROR_NOT_SUPPORTED;  // PCIe-only boards
+                                                                             unsigned link,
+                                                                             unsigned* active) {
+  if (!GpuOf(d) || !active) return NVML_ERROR_INVALID_ARGUMENT;
+  if (g_fixture->nvlinks == 0) return NVML_ERROR_NOT_SUPPORTED;        // PCIe-only boards
+  if (link >= g_fixture->nvlinks) return NVML_ERROR_INVALID_ARGUMENT;  // past the last link
+  *active = NVML_FEATURE_ENABLED;
+  return NVML_SUCCESS;
 }
+#ifndef STANDIN_PLAIN_ONLY
+__attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(
+    nvmlDevice_t d, unsigned link, nvmlPciInfo_t* pci) {
+  if (!GpuOf(d) || !pci || link >= g_fixture->nvlinks) return NVML_ERROR_INVALID_ARGUMENT;
+  size_t n = g_fixture->gpus.size();
+  size_t peer = (static_cast<size_t>(d->index) + 1 + link % (n - 1)) % n;
+  FillPci(g_fixture->gpus[peer], pci, false);
+  return NVML_SUCCESS;
+}
+#endif
 __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(
     nvmlDevice_t a, nvmlDevice_t b, unsigned* level) {
   if (!GpuOf(a) || !GpuOf(b) || !level) return NVML_ERROR_INVALID_ARGUMENT;
@@ -239,8 +253,10 @@ __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetP2PStatus(nvmlD
                                                                            unsigned index,
                                                                            unsigned* status) {
   if (!GpuOf(a) || !GpuOf(b) || !status || index > 4) return NVML_ERROR_INVALID_ARGUMENT;
-  // NVLink needs links, which these boards lack.
-  *status = index == NVML_P2P_CAPS_INDEX_NVLINK ? NVML_P2P_STATUS_NOT_SUPPORTED : g_fixture->p2p;
+  // NVLink needs links, which most fixture boards lack.
+  *status = index == NVML_P2P_CAPS_INDEX_NVLINK && g_fixture->nvlinks == 0
+                ? NVML_P2P_STATUS_NOT_SUPPORTED
+                : g_fixture->p2p;
   return NVML_SUCCESS;
 }
 
