@@ -1,7 +1,13 @@
 // `dossier p2p` as a user runs it, over the stand-in libraries: the record it appends, its exit
 // codes, and what it says about bad input.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <thread>
 
 #include <cstdio>
 #include <filesystem>
@@ -63,6 +69,55 @@ TEST(P2pCli, FailedVerdictsAndBadInput) {
   Ran nocuda = Dossier("init-fails", "--sizes 4K" + common);
   EXPECT_EQ(nocuda.rc, 1);
   EXPECT_NE(nocuda.out.find("cuInit: CUDA_ERROR_NO_DEVICE"), std::string::npos) << nocuda.out;
+}
+
+TEST(P2pCli, CtrlCStopsCleanlyAndKeepsWhatWasMeasured) {
+  testing::TempDir dir;
+  int err[2];
+  ASSERT_EQ(::pipe(err), 0);
+  pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::setenv("DOSSIER_STANDIN", "seed-guest", 1);
+    ::dup2(err[1], 2);
+    ::close(err[0]);
+    std::string cuda = testing::CudaStandin(), nvml = testing::NvmlStandin();
+    std::string out = dir.path() + "/d";
+    // 512 results of real memcpys: the run lasts far longer than the test waits for two of them.
+    ::execl(DOSSIER_BINARY, DOSSIER_BINARY, "p2p", "--cuda-lib", cuda.c_str(), "--nvml-lib",
+            nvml.c_str(), "--sizes", "1M,2M", "--machine", "guest", "--dossier", out.c_str(),
+            static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ::close(err[1]);
+  // Wait for the first result on stderr, then interrupt.
+  std::string seen;
+  char buf[512];
+  while (seen.find("p2p [2/") == std::string::npos) {
+    ssize_t n = ::read(err[0], buf, sizeof buf);
+    if (n <= 0) break;
+    seen.append(buf, static_cast<size_t>(n));
+  }
+  ASSERT_NE(seen.find("p2p [2/"), std::string::npos) << seen;
+  ::kill(pid, SIGINT);
+  while (::read(err[0], buf, sizeof buf) > 0) {
+  }
+  ::close(err[0]);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by the signal instead of stopping";
+  EXPECT_EQ(WEXITSTATUS(status), 1);
+  std::filesystem::path rec;
+  for (const auto& e : std::filesystem::directory_iterator(dir.path() + "/d/records"))
+    rec = e.path();
+  std::ifstream in(rec);
+  auto j = nlohmann::json::parse(in, nullptr, false);
+  ASSERT_FALSE(j.is_discarded());
+  EXPECT_EQ(j["kind"], "p2p");
+  EXPECT_EQ(j["machine"], "guest");
+  EXPECT_TRUE(j["p2p"]["interrupted"].get<bool>());
+  EXPECT_GE(j["p2p"]["results"].size(), 2u);
+  EXPECT_LT(j["p2p"]["results"].size(), 100u);
 }
 
 }  // namespace

@@ -64,9 +64,23 @@ void Verdicts(const P2pMeasurement& m, std::string* out) {
     summary += (summary.empty() ? "" : ", ") + fmt::format("{} {}", n, v);
   *out += "Verdicts: " + (summary.empty() ? std::string("no results") : summary) + ".\n\n";
   md::Table bad({"from", "to", "mode", "size", "verdict", "detail"});
-  std::map<std::string, int> waived;
+  // Waivers grouped by their reason with the GPU numbers taken out: 56 pairs without peer access
+  // are one line, not 56.
+  struct Group {
+    int count = 0;
+    std::string example;
+    bool varied = false;
+  };
+  std::map<std::string, Group> waived;
   for (const auto& r : m.results) {
-    if (r.verdict == "waived") ++waived[r.detail];
+    if (r.verdict == "waived") {
+      std::string key = r.detail;
+      for (char& c : key)
+        if (c >= '0' && c <= '9') c = '#';
+      Group& g = waived[key];
+      if (g.count++ == 0) g.example = r.detail;
+      g.varied |= g.example != r.detail;
+    }
     if (r.verdict == "corrupted" || r.verdict == "hung" || r.verdict == "error")
       bad.Row({Who(r.src), Who(r.dst), r.mode, SizeText(r.size_bytes), "**" + r.verdict + "**",
                md::Escape(r.detail)});
@@ -77,7 +91,9 @@ void Verdicts(const P2pMeasurement& m, std::string* out) {
         "failed:\n\n" +
         bad.Render() + "\n";
   }
-  for (const auto& [why, n] : waived) *out += fmt::format("- {} waived: {}\n", n, md::Escape(why));
+  for (const auto& [key, g] : waived)
+    *out += fmt::format("- {} waived: {}{}\n", g.count, md::Escape(g.example),
+                        g.varied ? " (and the same for other GPUs)" : "");
   if (!waived.empty()) *out += "\n";
 }
 
@@ -207,6 +223,17 @@ void MdP2pMeasurement(const P2pMeasurement& m, uint64_t matrix_size, std::string
     *out += "GPUs by CUDA ordinal: " + gpus + ".\n\n";
   }
   Verdicts(m, out);
+  // The matrices at the size asked for, or the nearest size the sweep has (largest below first).
+  std::set<uint64_t> sizes;
+  for (const auto& r : m.results)
+    if (!std::string_view(r.mode).starts_with("latency")) sizes.insert(r.size_bytes);
+  if (!sizes.empty() && !sizes.count(matrix_size)) {
+    auto it = sizes.lower_bound(matrix_size);
+    uint64_t near = it == sizes.begin() ? *it : *std::prev(it);
+    *out += fmt::format("Matrices at {}: the sweep has no {}.\n\n", SizeText(near),
+                        SizeText(matrix_size));
+    matrix_size = near;
+  }
   for (const auto& mode : kModes)
     if (!std::string_view(mode.mode).starts_with("latency")) BySize(m, mode, out);
   for (const char* mode :

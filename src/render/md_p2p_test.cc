@@ -44,6 +44,11 @@ TEST(MdP2p, SeedShapedTableMatrixAndVerdicts) {
   EXPECT_NE(out.find("| **GPU0** | X | **CORRUPTED** |"), std::string::npos) << out;
   EXPECT_NE(out.find("| GPU0 | 52.70 | · | · | · |"), std::string::npos) << out;
 
+  std::string other;
+  MdP2pMeasurement(m, 64 << 20, &other);  // not in the sweep: the nearest size below
+  EXPECT_NE(other.find("Matrices at 16 MiB: the sweep has no 64 MiB."), std::string::npos) << other;
+  EXPECT_NE(other.find("| **GPU0** | X | 41.41 |"), std::string::npos);
+
   MachineView mv;
   std::string none;
   MdP2p(mv, &none);

@@ -217,7 +217,9 @@ API cuDevicePrimaryCtxRelease_v2(CUdevice) {
   return CUDA_SUCCESS;
 }
 
-thread_local CUctx_st* t_current = nullptr;
+// The current context. Per thread in the real driver; one global here, because dossier drives CUDA
+// from one thread and LeakSanitizer (GCC 12) mis-reads the dynamic TLS of a dlopen'ed library.
+CUctx_st* t_current = nullptr;
 
 API cuCtxSetCurrent(CUcontext c) {
   t_current = c;

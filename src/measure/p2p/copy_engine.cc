@@ -53,6 +53,21 @@ Result<std::unique_ptr<CopyEngine>> CopyEngine::Open(const CudaLibrary& cuda) {
 }
 
 CopyEngine::~CopyEngine() {
+  if (any_hung_) {
+    // A hung copy may still read the flag or write host memory: keep all of it for the process.
+    for (auto& [node, h] : hosts_) {
+      if (h.src) h.src->Abandon();
+      if (h.dst) h.dst->Abandon();
+    }
+    if (staging_) staging_->Abandon();
+  } else {
+    // Host memory first, while a context is still current to unregister it in.
+    for (const Device& d : devices_)
+      if (d.ctx && cuda_.ctx_set_current.fn(d.ctx) == CUDA_SUCCESS) break;
+    hosts_.clear();
+    staging_.reset();
+    if (flag_block_) cuda_.free_host.fn(flag_block_);
+  }
   for (size_t i = 0; i < devices_.size(); ++i) {
     Device& d = devices_[i];
     if (!d.ctx || !d.unusable.empty()) continue;  // a hung GPU is left to process exit
@@ -68,16 +83,6 @@ CopyEngine::~CopyEngine() {
     cuda_.primary_ctx_release.fn(d.dev);
   }
   cuda_.ctx_set_current.fn(nullptr);
-  if (any_hung_) {
-    // A hung copy may still read the flag or write host memory: keep all of it for the process.
-    for (auto& [node, h] : hosts_) {
-      if (h.src) h.src->Abandon();
-      if (h.dst) h.dst->Abandon();
-    }
-    if (staging_) staging_->Abandon();
-    return;
-  }
-  if (flag_block_) cuda_.free_host.fn(flag_block_);
 }
 
 Status CopyEngine::Current(int d) {

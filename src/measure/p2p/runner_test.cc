@@ -170,7 +170,7 @@ TEST(P2pRunner, CorruptedBytesAndAHungCopyAreVerdicts) {
   EXPECT_EQ(after->verdict, "waived");
   EXPECT_NE(after->detail.find("not run: GPU 2"), std::string::npos);
   EXPECT_FALSE(run.m.interrupted);
-  EXPECT_LT(run.seconds, 3.0);
+  EXPECT_LT(run.seconds, 5.0);  // bounded by the 0.2 s copy timeout, not by the copy
 }
 
 TEST(P2pRunner, TheRunTimeoutBoundsAHang) {
