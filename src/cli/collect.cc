@@ -42,6 +42,9 @@ int RunCollect(const std::vector<std::string>& args) {
   app.add_option("--format", format, "print the report (md or json) and store nothing")
       ->check(CLI::IsMember({"md", "json"}));
   app.add_option("--venv", opts.venvs, "a Python environment to read (repeatable)");
+  app.add_option("--nvml-lib", opts.nvml_lib,
+                 "NVML library to load (default libnvidia-ml.so.1; with --root, NVML is off "
+                 "unless this is given)");
   app.add_flag("-q,--quiet", quiet, "no progress on stderr");
   if (int rc = Parse(app, args); rc >= 0) return rc;
 

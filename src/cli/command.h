@@ -25,5 +25,6 @@ int Main(int argc, char** argv);
 
 int RunCollect(const std::vector<std::string>& args);  // collect.cc
 int RunReport(const std::vector<std::string>& args);   // report.cc
+int RunP2p(const std::vector<std::string>& args);      // p2p.cc
 
 }  // namespace dossier::cli

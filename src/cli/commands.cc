@@ -38,6 +38,8 @@ const std::vector<Command>& Commands() {
        RunCollect},
       {"report", "render the dossier: the latest view of every machine (--format md|json)",
        RunReport},
+      {"p2p", "measure GPU<->GPU and host<->GPU copies over message sizes, checking every byte",
+       RunP2p},
       {"help", "list the commands, or 'help probes' / 'help formats'", RunHelp},
       {"version", "print the version", RunVersion},
   };

@@ -30,13 +30,33 @@ struct Gpu {
   }
 };
 
+// NVML's P2P status per capability, each N×N by NVML index: "X" on the diagonal, else OK, CNS,
+// GNS, TNS, DR, NS or U as `nvidia-smi topo -p2p` prints them; "?" where the call failed.
+struct P2pStatusMatrices {
+  std::vector<std::vector<std::string>> read, write, nvlink, atomics, pci;
+  template <class V>
+  void visit(V& v) {
+    v("read", read);
+    v("write", write);
+    v("nvlink", nvlink);
+    v("atomics", atomics);
+    v("pci", pci);
+  }
+};
+
 struct Topology {
   // gpu_levels[i][j]: "X" on the diagonal, else PIX, PXB, PHB, NODE or SYS with nvidia-smi's
   // meaning; from the PCI walk.
   std::vector<std::vector<std::string>> gpu_levels;
+  // The same from NVML (nvmlDeviceGetTopologyCommonAncestor), by NVML index; NV# where NVLink
+  // joins the pair; "?" where the call failed.
+  std::vector<std::vector<std::string>> nvml_levels;
+  P2pStatusMatrices p2p_status;  // nvmlDeviceGetP2PStatus
   template <class V>
   void visit(V& v) {
     v("gpu_levels", gpu_levels);
+    v("nvml_levels", nvml_levels);
+    v("p2p_status", p2p_status);
   }
 };
 

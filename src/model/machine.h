@@ -7,6 +7,7 @@
 
 #include "model/fact.h"
 #include "model/gpu.h"
+#include "model/nvml.h"
 #include "model/pci.h"
 #include "model/software.h"
 #include "model/system.h"
@@ -31,6 +32,7 @@ struct Machine {
   Topology topology;
   SoftwareInfo software;
   std::vector<Server> servers;
+  NvmlInfo nvml;
 
   template <class V>
   void visit(V& v) {
@@ -51,6 +53,7 @@ struct Machine {
     v("topology", topology);
     v("software", software);
     v("servers", servers);
+    v("nvml", nvml);
   }
 
   const PciDevice* FindPci(const std::string& address) const {

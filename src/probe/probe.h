@@ -19,6 +19,9 @@ struct CollectOptions {
   // The caller's environment (name -> value). Only used for the live machine: a captured tree's
   // caller is not that machine's user.
   std::map<std::string, std::string> caller_env;
+  // --nvml-lib: the NVML library to load. Empty: libnvidia-ml.so.1 on the live machine; with a
+  // --root other than / NVML is off unless this names one (a stand-in for a captured tree).
+  std::string nvml_lib;
 };
 
 struct ProbeContext {
@@ -51,5 +54,6 @@ void ProbeKernelLog(const ProbeContext& ctx, Machine* m);       // kernel_log.cc
 void ProbeGpus(const ProbeContext& ctx, Machine* m);            // gpus.cc
 void ProbeServers(const ProbeContext& ctx, Machine* m);         // servers.cc
 void ProbeSoftware(const ProbeContext& ctx, Machine* m);        // software.cc
+void ProbeNvml(const ProbeContext& ctx, Machine* m);            // nvml.cc
 
 }  // namespace dossier

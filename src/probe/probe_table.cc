@@ -29,6 +29,8 @@ const std::vector<ProbeEntry>& ProbeTable() {
        ProbeServers},
       {"software", "CUDA toolkits, Python envs and package versions, env variables (redacted)",
        ProbeSoftware},
+      {"nvml", "the driver's view through NVML: GPUs, links, clocks, topology and P2P status",
+       ProbeNvml},
   };
   return kTable;
 }

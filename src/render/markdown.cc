@@ -13,6 +13,7 @@ const std::vector<MdSection>& MdMachineSections() {
       {"IOMMU and ACS", MdIommuAcs},
       {"Virtualization", MdVirtualization},
       {"GPUs and topology", MdGpus},
+      {"GPUs as the driver sees them (NVML)", MdNvml},
       {"Kernel", MdKernel},
       {"Software", MdSoftware},
       {"Servers and model", MdServers},

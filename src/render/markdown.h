@@ -25,5 +25,11 @@ void MdPciTree(const MachineView& mv, std::string* out);         // md_pci.cc
 void MdIommuAcs(const MachineView& mv, std::string* out);        // md_pci.cc
 void MdSoftware(const MachineView& mv, std::string* out);        // md_software.cc
 void MdServers(const MachineView& mv, std::string* out);         // md_software.cc
+void MdNvml(const MachineView& mv, std::string* out);            // md_nvml.cc
+
+// Measurements (md_p2p.cc): one p2p sweep, with its pair matrices at `matrix_size` bytes; and the
+// latest sweep of a machine (matrices at 16 MiB), in the shape of a section.
+void MdP2pMeasurement(const P2pMeasurement& m, uint64_t matrix_size, std::string* out);
+void MdP2p(const MachineView& mv, std::string* out);
 
 }  // namespace dossier

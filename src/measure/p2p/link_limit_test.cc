@@ -1,0 +1,89 @@
+#include "measure/p2p/link_limit.h"
+
+#include <gtest/gtest.h>
+
+#include "measure/p2p/host_nodes.h"
+
+namespace dossier::p2p {
+namespace {
+
+PciDevice Dev(const std::string& addr, const std::string& parent, int64_t max_gen, int64_t width) {
+  PciDevice d;
+  d.address = addr;
+  if (parent.empty())
+    d.parent.Unknown("root", "sysfs");
+  else
+    d.parent = Known(parent, "sysfs");
+  d.link.max.gen = Known(max_gen, "sysfs");
+  d.link.current.gen = Known<int64_t>(1, "sysfs");  // idle: trained down, not a limit
+  d.link.current.width = Known(width, "sysfs");
+  return d;
+}
+
+TEST(P2pLinkLimit, PcieArithmetic) {
+  EXPECT_NEAR(PcieGbps(5, 16), 63.0, 0.05);
+  EXPECT_NEAR(PcieGbps(4, 16), 31.5, 0.05);
+  EXPECT_NEAR(PcieGbps(3, 16), 15.75, 0.01);
+  EXPECT_NEAR(PcieGbps(1, 1), 0.25, 1e-9);
+  EXPECT_EQ(PcieGbps(0, 16), 0);
+  EXPECT_EQ(PcieGbps(5, 0), 0);
+}
+
+TEST(P2pLinkLimit, NarrowestLinkOnTheWalkUpFromTheGpu) {
+  Machine m;
+  m.pci.devices = {Dev("0000:00:01.1", "", 5, 16), Dev("0000:01:00.0", "0000:00:01.1", 5, 16),
+                   Dev("0000:02:00.0", "0000:01:00.0", 5, 8),  // a switch port at x8
+                   Dev("0000:03:00.0", "0000:02:00.0", 5, 16)};
+  Fact<double> f = GpuPathLimit(m, "0000:03:00.0");
+  ASSERT_TRUE(f.known()) << f.unknown;
+  EXPECT_NEAR(*f, 31.5, 0.05);
+  EXPECT_EQ(f.source, "0000:02:00.0 Gen5 x8 (PCI walk)");
+  // A pair crosses both paths.
+  m.pci.devices.push_back(Dev("0000:41:00.0", "0000:00:01.1", 4, 16));
+  EXPECT_NEAR(*PathLimit(m, {"0000:03:00.0", "0000:41:00.0"}), 31.5, 0.05);
+}
+
+TEST(P2pLinkLimit, NvmlWhenThePciWalkHasNothing) {
+  Machine m;
+  NvmlGpu g;
+  g.pci_bus_id = Known<std::string>("0000:01:00.0", "nvml");
+  g.pcie.max.gen = Known<int64_t>(5, "nvml:nvmlDeviceGetMaxPcieLinkGeneration");
+  g.pcie.max.width = Known<int64_t>(16, "nvml");
+  g.pcie.current.width = Known<int64_t>(16, "nvml");
+  m.nvml.gpus.push_back(g);
+  Fact<double> f = GpuPathLimit(m, "0000:01:00.0");
+  ASSERT_TRUE(f.known());
+  EXPECT_NEAR(*f, 63.0, 0.05);
+  EXPECT_EQ(f.source, "0000:01:00.0 Gen5 x16 (NVML)");
+  Fact<double> none = PathLimit(m, {"0000:01:00.0", "0000:02:00.0"});
+  EXPECT_FALSE(none.known());
+  EXPECT_NE(none.unknown.find("0000:02:00.0"), std::string::npos);
+}
+
+TEST(P2pHostNodes, LocalFromTheModelFarFromTheDistances) {
+  Machine m;
+  for (int i = 0; i < 3; ++i) {
+    NumaNode n;
+    n.id = i;
+    n.memory_bytes = Known<uint64_t>(i == 2 ? 0 : 1ull << 30, "meminfo");  // node 2: no memory
+    m.numa.nodes.push_back(n);
+  }
+  m.numa.nodes[0].distances = Known<std::vector<int64_t>>({10, 32, 40}, "distance");
+  m.numa.nodes[1].distances = Known<std::vector<int64_t>>({32, 10, 40}, "distance");
+  PciDevice gpu;
+  gpu.address = "0000:81:00.0";
+  gpu.numa_node = Known<int64_t>(1, "numa_node");
+  m.pci.devices.push_back(gpu);
+  HostNodes h = HostNodesFor(m, "0000:81:00.0");
+  EXPECT_EQ(*h.local, 1);
+  EXPECT_EQ(*h.far, 0);  // node 2 is farther but holds no memory
+
+  m.pci.devices[0].numa_node = Known<int64_t>(-1, "numa_node");  // a guest
+  h = HostNodesFor(m, "0000:81:00.0");
+  EXPECT_FALSE(h.local.known());
+  EXPECT_FALSE(h.far.known());
+  EXPECT_NE(h.local.unknown.find("virtual machine"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace dossier::p2p

@@ -1,0 +1,186 @@
+// Markdown: the GPUs as the NVIDIA driver sees them (NVML), its pair matrices in the shape of
+// `nvidia-smi topo -m` and `nvidia-smi topo -p2p`, and the PCI walk's level beside NVML's.
+#include <fmt/format.h>
+
+#include "render/markdown.h"
+#include "render/md_util.h"
+
+namespace dossier {
+namespace {
+
+std::string Link(const PciLinkState& s) {
+  if (!s.gen.known() && !s.width.known()) return md::Cell(s.gen);
+  std::string gen = s.gen.known() ? "Gen" + std::to_string(*s.gen) : "Gen?";
+  std::string width = s.width.known() ? " x" + std::to_string(*s.width) : " x?";
+  return gen + width;
+}
+
+// md::Cell for a fact whose value type md::Str does not format (double): the unknown form only.
+template <class T>
+std::string UnknownCell(const Fact<T>& f) {
+  return "unknown (" + md::Escape(f.unknown.empty() ? "not recorded" : f.unknown) + ")";
+}
+
+template <class T>
+std::string BytesCell(const Fact<T>& f) {
+  return f.known() ? md::Bytes(*f) : md::Cell(f);
+}
+
+std::string NvLinks(const NvmlGpu& g) {
+  if (g.nvlinks.empty()) return "none";
+  int active = 0;
+  for (const auto& l : g.nvlinks) active += l.active.value_or(false) ? 1 : 0;
+  return fmt::format("{} of {} active", active, g.nvlinks.size());
+}
+
+void Matrix(const std::vector<std::vector<std::string>>& m, std::string* out) {
+  std::vector<std::string> header{" "};
+  for (size_t j = 0; j < m.size(); ++j) header.push_back("GPU" + std::to_string(j));
+  md::Table t(header);
+  for (size_t i = 0; i < m.size(); ++i) {
+    std::vector<std::string> row{"**GPU" + std::to_string(i) + "**"};
+    for (size_t j = 0; j < m[i].size(); ++j) row.push_back(md::Escape(m[i][j]));
+    t.Row(row);
+  }
+  *out += t.Render();
+}
+
+void GpuTables(const NvmlInfo& n, std::string* out) {
+  md::Table id({"GPU", "PCI bus id", "PCI-walk GPU", "name", "UUID", "serial", "compute capability",
+                "memory", "BAR1"});
+  for (const auto& g : n.gpus) {
+    id.Row({std::to_string(g.index), md::Cell(g.pci_bus_id), md::Cell(g.gpu_index),
+            md::Cell(g.name), md::Cell(g.uuid), md::Cell(g.serial), md::Cell(g.compute_capability),
+            BytesCell(g.memory_total_bytes), BytesCell(g.bar1_total_bytes)});
+  }
+  *out += id.Render() + "\n";
+  md::Table st({"GPU", "PCIe now", "PCIe max", "NUMA node", "persistence", "ECC", "power limit",
+                "SM clock", "memory clock", "MIG", "NVLink"});
+  for (const auto& g : n.gpus) {
+    std::string power = g.power_limit_w.known() ? fmt::format("{:.0f} W", *g.power_limit_w)
+                                                : UnknownCell(g.power_limit_w);
+    auto mhz = [](const Fact<int64_t>& f) {
+      return f.known() ? std::to_string(*f) + " MHz" : md::Cell(f);
+    };
+    st.Row({std::to_string(g.index), Link(g.pcie.current), Link(g.pcie.max), md::Cell(g.numa_node),
+            md::Cell(g.persistence_mode), md::Cell(g.ecc_enabled), power, mhz(g.clock_sm_mhz),
+            mhz(g.clock_mem_mhz), md::Cell(g.mig_enabled), NvLinks(g)});
+  }
+  *out += st.Render();
+  *out +=
+      "\nA current PCIe generation below the maximum is normal on an idle GPU (it drops its "
+      "link speed to save power); a narrower width is not.\n";
+}
+
+void P2pMatrices(const P2pStatusMatrices& p, std::string* out) {
+  struct {
+    const char* name;
+    const char* flag;
+    const std::vector<std::vector<std::string>>* m;
+  } caps[] = {{"read", "r", &p.read},
+              {"write", "w", &p.write},
+              {"NVLink", "n", &p.nvlink},
+              {"atomics", "a", &p.atomics},
+              {"PCI", "p", &p.pci}};
+  for (const auto& c : caps) {
+    if (c.m->empty()) continue;
+    *out += fmt::format("\nP2P {} (`nvidia-smi topo -p2p {}`):\n\n", c.name, c.flag);
+    Matrix(*c.m, out);
+  }
+  *out +=
+      "\nLegend: X = self; OK = supported; CNS = chipset not supported; GNS = GPU not supported; "
+      "TNS = topology not supported; DR = disabled by registry key; NS = not supported; "
+      "U = unknown; ? = the call failed (below).\n";
+}
+
+// The PCI walk's level beside NVML's, for every pair both know; disagreements listed.
+void Compare(const Machine& m, std::string* out) {
+  const auto& walk = m.topology.gpu_levels;
+  const auto& nv = m.topology.nvml_levels;
+  *out += "\nThe PCI walk's level beside NVML's (walk / NVML):\n\n";
+  if (walk.empty()) {
+    *out += "The PCI walk gave no GPU levels to compare with.\n";
+    return;
+  }
+  std::vector<std::string> header{" "};
+  for (size_t j = 0; j < nv.size(); ++j) header.push_back("GPU" + std::to_string(j));
+  md::Table t(header);
+  std::vector<std::string> differ, unmatched;
+  auto walk_index = [&](size_t i) -> int64_t {
+    const auto& g = m.nvml.gpus[i].gpu_index;
+    if (!g.known() || *g < 0 || static_cast<size_t>(*g) >= walk.size()) return -1;
+    return *g;
+  };
+  for (size_t i = 0; i < nv.size() && i < m.nvml.gpus.size(); ++i) {
+    if (walk_index(i) < 0)
+      unmatched.push_back(fmt::format("NVML GPU {} has no PCI-walk match ({})", i,
+                                      md::Cell(m.nvml.gpus[i].gpu_index)));
+    std::vector<std::string> row{"**GPU" + std::to_string(i) + "**"};
+    for (size_t j = 0; j < nv[i].size() && j < m.nvml.gpus.size(); ++j) {
+      int64_t a = walk_index(i), b = walk_index(j);
+      if (i == j) {
+        row.push_back("X");
+        continue;
+      }
+      std::string w =
+          a >= 0 && b >= 0 && static_cast<size_t>(b) < walk[a].size() ? walk[a][b] : "?";
+      const std::string& n = nv[i][j];
+      bool comparable = w != "?" && n != "?" && !n.starts_with("NV");
+      bool same = !comparable || w == n;
+      row.push_back(same ? md::Escape(w + " / " + n) : "**" + md::Escape(w + " / " + n) + "**");
+      if (!same && i < j)
+        differ.push_back(
+            fmt::format("GPU{}–GPU{}: the PCI walk says {}, NVML says {}", i, j, w, n));
+    }
+    t.Row(row);
+  }
+  *out += t.Render() + "\n";
+  for (const auto& u : unmatched) *out += "- " + md::Escape(u) + "\n";
+  if (differ.empty()) {
+    *out += "The PCI walk and NVML agree on every pair both could place.\n";
+    return;
+  }
+  *out += "They disagree on " + std::to_string(differ.size()) +
+          " pair(s); in a virtual machine the guest's PCI tree is flattened, so the driver's "
+          "answer describes the guest, not the host:\n\n";
+  for (const auto& d : differ) *out += "- " + d + "\n";
+}
+
+}  // namespace
+
+void MdNvml(const MachineView& mv, std::string* out) {
+  const Machine& m = mv.machine;
+  const NvmlInfo& n = m.nvml;
+  if (!n.loaded) {
+    *out += "NVML not loaded: " + md::Escape(n.error.empty() ? "not collected" : n.error) + ".\n";
+    return;
+  }
+  md::FactTable f;
+  f.AddText("Library", "`" + md::Escape(n.library) + "`");
+  f.Add("Driver version", n.driver_version);
+  f.Add("CUDA driver version", n.cuda_driver_version);
+  f.Add("GPUs", n.gpu_count);
+  *out += f.Render() + "\n";
+  if (n.gpus.empty()) return;
+  GpuTables(n, out);
+
+  *out += "\nGPU pairs (`nvidia-smi topo -m`):\n\n";
+  Matrix(m.topology.nvml_levels, out);
+  *out +=
+      "\nLegend: X = self; SYS = across the inter-socket link (SMP interconnect); NODE = between "
+      "host bridges within one NUMA node; PHB = through a PCIe host bridge (the CPU); PXB = "
+      "several PCIe bridges, no host bridge; PIX = at most one PCIe bridge; NV# = # NVLinks; "
+      "INT = one board; ? = the call failed.\n";
+  P2pMatrices(m.topology.p2p_status, out);
+  Compare(m, out);
+  if (!n.pair_errors.empty()) {
+    *out += "\nPair calls that failed:\n\n";
+    const size_t kShown = 20;  // the same failure on every pair says nothing more after a few
+    for (size_t i = 0; i < n.pair_errors.size() && i < kShown; ++i)
+      *out += "- `" + md::Escape(n.pair_errors[i]) + "`\n";
+    if (n.pair_errors.size() > kShown)
+      *out += "- … and " + std::to_string(n.pair_errors.size() - kShown) + " more\n";
+  }
+}
+
+}  // namespace dossier

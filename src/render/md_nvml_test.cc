@@ -1,0 +1,57 @@
+#include <gtest/gtest.h>
+
+#include "render/markdown.h"
+
+namespace dossier {
+namespace {
+
+MachineView TwoGpus(const std::string& walk_level, const std::string& nvml_level) {
+  MachineView mv;
+  Machine& m = mv.machine;
+  m.nvml.loaded = true;
+  m.nvml.library = "libnvidia-ml.so.1";
+  m.nvml.driver_version = Known<std::string>("580.95.05", "nvml:nvmlSystemGetDriverVersion");
+  for (int i = 0; i < 2; ++i) {
+    NvmlGpu g;
+    g.index = i;
+    g.gpu_index = Known<int64_t>(i, "gpus");
+    g.pci_bus_id = Known<std::string>(i ? "0000:41:00.0" : "0000:01:00.0", "nvml");
+    g.serial.Unknown("nvmlDeviceGetSerial: NOT_SUPPORTED", "nvml:nvmlDeviceGetSerial");
+    m.nvml.gpus.push_back(g);
+  }
+  m.topology.gpu_levels = {{"X", walk_level}, {walk_level, "X"}};
+  m.topology.nvml_levels = {{"X", nvml_level}, {nvml_level, "X"}};
+  m.topology.p2p_status.read = {{"X", "NS"}, {"NS", "X"}};
+  return mv;
+}
+
+TEST(MdNvml, SaysWhereThePciWalkAndNvmlDisagree) {
+  std::string out;
+  MdNvml(TwoGpus("NODE", "PHB"), &out);
+  EXPECT_NE(out.find("GPU0–GPU1: the PCI walk says NODE, NVML says PHB"), std::string::npos) << out;
+  EXPECT_NE(out.find("**NODE / PHB**"), std::string::npos);
+  EXPECT_NE(out.find("unknown (nvmlDeviceGetSerial: NOT_SUPPORTED)"), std::string::npos);
+  EXPECT_NE(out.find("`nvidia-smi topo -p2p r`"), std::string::npos);
+  EXPECT_NE(out.find("NS = not supported"), std::string::npos);
+}
+
+TEST(MdNvml, AgreementAndAbsence) {
+  std::string out;
+  MdNvml(TwoGpus("PHB", "PHB"), &out);
+  EXPECT_NE(out.find("agree on every pair"), std::string::npos) << out;
+
+  MachineView none;
+  none.machine.nvml.error = "libnvidia-ml.so.1: cannot open shared object file";
+  std::string o2;
+  MdNvml(none, &o2);
+  EXPECT_EQ(o2, "NVML not loaded: libnvidia-ml.so.1: cannot open shared object file.\n");
+
+  MachineView no_walk = TwoGpus("PHB", "PHB");
+  no_walk.machine.topology.gpu_levels.clear();
+  std::string o3;
+  MdNvml(no_walk, &o3);
+  EXPECT_NE(o3.find("The PCI walk gave no GPU levels"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace dossier
