@@ -25,5 +25,7 @@ int Main(int argc, char** argv);
 
 int RunCollect(const std::vector<std::string>& args);  // collect.cc
 int RunReport(const std::vector<std::string>& args);   // report.cc
+int RunNote(const std::vector<std::string>& args);     // note.cc
+int RunDiff(const std::vector<std::string>& args);     // diff.cc
 
 }  // namespace dossier::cli

@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <string_view>
 
+#include "analyze/rule.h"
 #include "cli/command.h"
 #include "probe/probe.h"
 #include "render/render.h"
@@ -38,7 +39,10 @@ const std::vector<Command>& Commands() {
        RunCollect},
       {"report", "render the dossier: the latest view of every machine (--format md|json)",
        RunReport},
-      {"help", "list the commands, or 'help probes' / 'help formats'", RunHelp},
+      {"note", "edit the notes (goal, targets, machines, facts, tried, next steps, files)",
+       RunNote},
+      {"diff", "what changed between two collects of a machine (default: its last two)", RunDiff},
+      {"help", "list the commands, or 'help probes' / 'help formats' / 'help rules'", RunHelp},
       {"version", "print the version", RunVersion},
   };
   return kCommands;
@@ -49,6 +53,10 @@ namespace {
 int RunHelp(const std::vector<std::string>& args) {
   if (!args.empty() && args[0] == "probes") {
     for (const auto& p : ProbeTable()) std::printf("  %-16s %s\n", p.name, p.what);
+    return kExitOk;
+  }
+  if (!args.empty() && args[0] == "rules") {
+    for (const auto& r : RuleTable()) std::printf("  %-28s %-8s %s\n", r.id, r.severity, r.what);
     return kExitOk;
   }
   if (!args.empty() && args[0] == "formats") {

@@ -21,10 +21,11 @@ class Writer {
     } else {
       out_[key] = nullptr;
     }
-    if (!f.source.empty() || !f.unknown.empty()) {
+    if (!f.source.empty() || !f.unknown.empty() || !f.stale.empty()) {
       json e = json::object();
       if (!f.source.empty()) e["from"] = f.source;
       if (!f.value) e["unknown"] = f.unknown.empty() ? "not recorded" : f.unknown;
+      if (!f.stale.empty()) e["stale"] = f.stale;
       prov_[path_ + "/" + key] = std::move(e);
     }
   }
@@ -65,6 +66,7 @@ class Reader {
     if (pit != prov_.end() && pit->is_object()) {
       f.source = pit->value("from", "");
       f.unknown = pit->value("unknown", "");
+      f.stale = pit->value("stale", "");
     }
     auto it = in_.find(key);
     if (it == in_.end()) {
