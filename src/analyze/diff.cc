@@ -129,10 +129,13 @@ void DiffGroups(const Machine& a, const Machine& b, const DeviceChanges& dc, Mac
     for (const auto& d : members) {
       int64_t to = gb[d];
       if (mb[to] == members && to == id) continue;
+      std::string detail =
+          to == id
+              ? d + " stays in IOMMU group " + std::to_string(id) + ", whose members changed"
+              : d + " moved from IOMMU group " + std::to_string(id) + " to " + std::to_string(to);
       out->changes.push_back(
           {"iommu-regrouped", d, "group " + std::to_string(id) + " (" + Members(members, d) + ")",
-           "group " + std::to_string(to) + " (" + Members(mb[to], d) + ")",
-           d + " moved from IOMMU group " + std::to_string(id) + " to " + std::to_string(to)});
+           "group " + std::to_string(to) + " (" + Members(mb[to], d) + ")", detail});
     }
   }
 }

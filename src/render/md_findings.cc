@@ -30,7 +30,7 @@ void One(const MachineView& mv, const Finding& f, std::string* out) {
     int i = 0;
     for (const auto& a : f.actions) {
       *out += std::to_string(++i) + ". " + a.step + "\n";
-      if (!a.verify.empty()) *out += "   Verify: " + md::Code(a.verify) + "\n";
+      if (!a.verify.empty()) *out += "   Verify: " + md::Code(a.verify, false) + "\n";
     }
     *out += "\n";
   }

@@ -19,7 +19,7 @@ std::string Escape(std::string_view s) {
   return out;
 }
 
-std::string Code(std::string_view s) {
+std::string Code(std::string_view s, bool in_table) {
   if (s.empty()) return "";
   // A run of backticks one longer than the longest inside, so the span cannot end early.
   size_t longest = 0, run = 0;
@@ -28,7 +28,7 @@ std::string Code(std::string_view s) {
     longest = std::max(longest, run);
   }
   std::string fence(longest + 1, '`');
-  std::string body = Escape(s);
+  std::string body = in_table ? Escape(s) : std::string(s);
   if (body.front() == '`' || body.back() == '`') body = " " + body + " ";
   return fence + body + fence;
 }

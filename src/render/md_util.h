@@ -30,8 +30,8 @@ std::string Cell(const Fact<T>& f) {
   return "unknown (" + Escape(f.unknown.empty() ? "not recorded" : f.unknown) + ")" + stale;
 }
 
-// s as an inline code span, safe in a table cell ("" for an empty s).
-std::string Code(std::string_view s);
+// s as an inline code span ("" for an empty s); in a table cell its pipes are escaped.
+std::string Code(std::string_view s, bool in_table = true);
 // The source of a fact as a code span, or "" when none.
 template <class T>
 std::string Source(const Fact<T>& f) {

@@ -4,6 +4,7 @@
 
 #include <toml++/toml.h>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -22,12 +23,53 @@ const char* const kNotesHeader =
 
 namespace {
 
+// A TOML basic string ("…" with escapes, TOML 1.0 section 'String'). toml++ would write a
+// literal string ('…') where it can; people write "…", so a file keeps one style.
+std::string BasicString(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      default:
+        if (c < 0x20 || c == 0x7f) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04X", c);
+          out += buf;
+        } else {
+          out += static_cast<char>(c);  // UTF-8 passes through; toml++ validates it on re-parse
+        }
+    }
+  }
+  return out + "\"";
+}
+
 std::string Serialize(const NoteField& f) {
-  std::ostringstream os;
+  if (const auto* s = std::get_if<std::string>(&f.value)) return BasicString(*s);
+  std::ostringstream os;  // numbers and booleans as toml++ writes them
   std::visit(
       [&](const auto& v) {
         using T = std::decay_t<decltype(v)>;
-        os << toml::value<T>(v);
+        if constexpr (!std::is_same_v<T, std::string>) os << toml::value<T>(v);
       },
       f.value);
   return os.str();

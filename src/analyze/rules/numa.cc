@@ -40,7 +40,7 @@ std::optional<Finding> RuleNumaGpuAffinityUnknown(const RuleContext& ctx) {
       where.push_back(g->address + " node " + FactText(n));
     }
     f.evidence.push_back(Ev("host " + host->machine.name + " GPU NUMA nodes", JoinList(where, 16),
-                            host->record.file));
+                            host->record.file.empty() ? "host record" : host->record.file));
   }
   f.explanation =
       "Linux knows several NUMA nodes but not which one each GPU hangs off (numa_node -1). " +
@@ -52,13 +52,14 @@ std::optional<Finding> RuleNumaGpuAffinityUnknown(const RuleContext& ctx) {
   if (guest) {
     f.actions.push_back(
         {"At boot, as root, write each GPU's node (taken from the host's topology) into sysfs: "
-         "`echo N > /sys/bus/pci/devices/ADDR/numa_node` per GPU, from a boot-time unit "
-         "(`dossier generate numa-affinity` writes one)",
+         "`echo N > /sys/bus/pci/devices/ADDR/numa_node` per GPU, from a boot-time unit (a "
+         "systemd oneshot, or /etc/rc.local) that runs before the server starts",
          "cat /sys/bus/pci/devices/" + unknown.front()->address +
              "/numa_node; nvidia-smi topo -m   # NUMA Affinity column"});
     f.actions.push_back(
-        {"Describe the guest's NUMA layout to NCCL with a topology file (numaid per GPU): "
-         "`dossier generate nccl-topo`, NCCL_TOPO_FILE in the server's environment",
+        {"Describe the guest's NUMA layout to NCCL with a topology file (a <cpu numaid=…> per "
+         "node with its GPUs' <pci busid=…> inside) named by NCCL_TOPO_FILE in the server's "
+         "environment",
          "NCCL_DEBUG=INFO <server command> 2>&1 | grep -i topo"});
   } else {
     f.actions.push_back(

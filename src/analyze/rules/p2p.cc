@@ -149,10 +149,10 @@ std::optional<Finding> RuleP2pVmIsolated(const RuleContext& ctx) {
            CliqueArgs(gpus.size()) + "`. Then check the bytes, not only the speed.",
        "nvidia-smi topo -p2p r   # in the guest: OK between the GPUs; then: dossier p2p"});
   f.actions.push_back(
-      {"Give NCCL a topology file describing the host's real tree (NUMA node and root complex of "
-       "each GPU): `dossier generate nccl-topo > /etc/nccl-topo.xml` and NCCL_TOPO_FILE="
-       "/etc/nccl-topo.xml in the server's environment. It lets NCCL place rings and CPU threads "
-       "well; it does not by itself make P2P available.",
+      {"Give NCCL a topology file describing the host's real tree (an XML <system> with a <cpu "
+       "numaid=…> per NUMA node and each GPU's <pci busid=…> under it, as on the host) and set "
+       "NCCL_TOPO_FILE=/etc/nccl-topo.xml in the server's environment. It lets NCCL place rings "
+       "and CPU threads well; it does not by itself make P2P available.",
        "NCCL_DEBUG=INFO <server command> 2>&1 | grep -i topo"});
   f.actions.push_back(
       {"Use a parallelism layout with less cross-GPU traffic" +
