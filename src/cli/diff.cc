@@ -102,7 +102,7 @@ int RunDiff(const std::vector<std::string>& args) {
   Machine ma = MachineFromJson(a->doc["machine"], &w);
   Machine mb = MachineFromJson(b->doc["machine"], &w);
   // The rest of the dossier (notes, a guest's host) is context for the findings on each side.
-  View context = ViewFromRecords(*records, {});
+  View context;
   if (auto v = LoadView(dir); v) context = std::move(*v);
   MachineDiff d = DiffRecords(ma, mb, context);
   d.from = {a->file, a->time, ma.boot_id.value_or("")};

@@ -76,6 +76,176 @@ void Show(const Notes& n, const std::string& path) {
                 f.machine.empty() ? "" : ": ", f.path.c_str(), f.why.c_str());
 }
 
+// Everything the subcommands' options fill.
+struct NoteArgs {
+  std::string text, value, status, machine, note, result, verify, why, role, reachable,
+      instructions, guest_of, format = "md";
+  bool blocking = false;
+  size_t number = 0;
+};
+
+// One `dossier note` subcommand: its options, and the edit it makes. `what` says what was done.
+struct NoteSub {
+  const char* name;
+  const char* summary;
+  void (*options)(CLI::App* sub, NoteArgs* a);
+  Status (*apply)(NotesEditor* ed, const NoteArgs& a, std::string* what);
+};
+
+Status Goal(NotesEditor* ed, const NoteArgs& a, std::string* what) {
+  *what = "goal set";
+  return ed->SetGoal(a.text);
+}
+
+Status Target(NotesEditor* ed, const NoteArgs& a, std::string* what) {
+  auto t = ParseTarget(a.text);
+  if (!t) return t.error();
+  std::vector<NoteField> f = {{"metric", t->metric}, {"op", t->op}, {"value", t->value}};
+  if (t->concurrency > 0) f.push_back({"concurrency", t->concurrency});
+  if (!a.note.empty()) f.push_back({"note", a.note});
+  *what = "target added: " + TargetText(*t);
+  return ed->Append("target", f);
+}
+
+Status MachineNote(NotesEditor* ed, const NoteArgs& a, std::string* what) {
+  std::vector<NoteField> f;
+  if (!a.role.empty()) f.push_back({"role", a.role});
+  if (!a.reachable.empty()) f.push_back({"reachable", a.reachable == "yes"});
+  if (!a.instructions.empty()) f.push_back({"instructions", a.instructions});
+  if (!a.guest_of.empty()) f.push_back({"guest_of", a.guest_of});
+  const auto& ms = ed->notes().machines;
+  auto it =
+      std::find_if(ms.begin(), ms.end(), [&](const NoteMachine& m) { return m.name == a.text; });
+  if (it != ms.end()) {
+    *what = "machine " + a.text + " updated";
+    return ed->Update("machine", static_cast<size_t>(it - ms.begin()), f);
+  }
+  f.insert(f.begin(), {"name", a.text});
+  *what = "machine " + a.text + " added";
+  return ed->Append("machine", f);
+}
+
+Status FactNote(NotesEditor* ed, const NoteArgs& a, std::string* what) {
+  std::vector<NoteField> f = {{"value", a.value},
+                              {"status", a.status.empty() ? "unknown" : a.status},
+                              {"when", NowIso8601()}};
+  if (!a.note.empty()) f.push_back({"note", a.note});
+  // The same fact about the same machine is updated, not repeated.
+  const auto& fs = ed->notes().facts;
+  auto it = std::find_if(fs.begin(), fs.end(), [&](const NoteFact& x) {
+    return ToLower(x.name) == ToLower(a.text) && x.machine == a.machine;
+  });
+  if (it != fs.end()) {
+    *what = "fact " + a.text + " updated";
+    return ed->Update("fact", static_cast<size_t>(it - fs.begin()), f);
+  }
+  f.insert(f.begin(), {"name", a.text});
+  if (!a.machine.empty()) f.insert(f.begin() + 1, {"machine", a.machine});
+  *what = "fact " + a.text + " added";
+  return ed->Append("fact", f);
+}
+
+Status Tried(NotesEditor* ed, const NoteArgs& a, std::string* what) {
+  std::vector<NoteField> f = {{"what", a.text}};
+  if (!a.result.empty()) f.push_back({"result", a.result});
+  if (!a.machine.empty()) f.push_back({"machine", a.machine});
+  f.push_back({"when", NowIso8601()});
+  *what = "logged";
+  return ed->Append("tried", f);
+}
+
+Status Next(NotesEditor* ed, const NoteArgs& a, std::string* what) {
+  std::vector<NoteField> f = {{"do", a.text}};
+  if (!a.verify.empty()) f.push_back({"verify", a.verify});
+  if (!a.machine.empty()) f.push_back({"machine", a.machine});
+  f.push_back({"blocking", a.blocking});
+  if (!a.why.empty()) f.push_back({"why", a.why});
+  *what = "next step " + std::to_string(ed->notes().next.size() + 1) + " added";
+  return ed->Append("next", f);
+}
+
+Status Done(NotesEditor* ed, const NoteArgs& a, std::string* what) {
+  if (a.number == 0 || a.number > ed->notes().next.size())
+    return Error::Invalid("there are " + std::to_string(ed->notes().next.size()) +
+                          " next steps ('dossier note show' numbers them)");
+  *what = "step " + std::to_string(a.number) + " done";
+  return ed->Update("next", a.number - 1, {{"done", true}});
+}
+
+Status File(NotesEditor* ed, const NoteArgs& a, std::string* what) {
+  std::vector<NoteField> f = {{"path", a.text}};
+  if (!a.machine.empty()) f.push_back({"machine", a.machine});
+  if (!a.why.empty()) f.push_back({"why", a.why});
+  *what = "file added";
+  return ed->Append("file", f);
+}
+
+const std::vector<NoteSub>& NoteSubs() {
+  static const std::vector<NoteSub> kSubs = {
+      {"goal", "set the goal, in one sentence",
+       [](CLI::App* s, NoteArgs* a) { s->add_option("text", a->text, "the goal")->required(); },
+       Goal},
+      {"target", "add a target: \"total_tokens_per_s >= 1000 at concurrency 64\"",
+       [](CLI::App* s, NoteArgs* a) {
+         s->add_option("expr", a->text, "METRIC OP VALUE [at concurrency N]")->required();
+         s->add_option("--note", a->note, "why this number");
+       },
+       Target},
+      {"machine", "add or update a machine: role, reachability, how to work on it",
+       [](CLI::App* s, NoteArgs* a) {
+         s->add_option("name", a->text, "machine name (as collected)")->required();
+         s->add_option("--role", a->role, "guest | host | bare-metal | client")
+             ->check(CLI::IsMember({"guest", "host", "bare-metal", "client"}));
+         s->add_option("--reachable", a->reachable, "yes or no")
+             ->check(CLI::IsMember({"yes", "no"}));
+         s->add_option("--instructions", a->instructions,
+                       "how to work on it (\"commands on the host are run by a person and "
+                       "pasted back\")");
+         s->add_option("--guest-of", a->guest_of, "for a guest: its host's name");
+       },
+       MachineNote},
+      {"fact", "state a fact no probe can read (a BIOS setting), or update it",
+       [](CLI::App* s, NoteArgs* a) {
+         s->add_option("name", a->text, "what (\"ACS\", \"Above 4G decoding\")")->required();
+         s->add_option("value", a->value, "its value (\"disabled\")")->required();
+         s->add_option("--status", a->status, "confirmed | unknown | just-changed")
+             ->check(CLI::IsMember({"confirmed", "unknown", "just-changed"}));
+         s->add_option("--machine", a->machine, "which machine");
+         s->add_option("--note", a->note, "anything else");
+       },
+       FactNote},
+      {"tried", "log what was tried and what happened",
+       [](CLI::App* s, NoteArgs* a) {
+         s->add_option("what", a->text, "what was tried")->required();
+         s->add_option("--result", a->result, "what happened");
+         s->add_option("--machine", a->machine, "on which machine");
+       },
+       Tried},
+      {"next", "add a next step with the command that verifies it",
+       [](CLI::App* s, NoteArgs* a) {
+         s->add_option("do", a->text, "the step")->required();
+         s->add_option("--verify", a->verify, "the command that shows it worked");
+         s->add_flag("--blocking", a->blocking, "nothing else can go on until it is done");
+         s->add_option("--machine", a->machine, "on which machine");
+         s->add_option("--why", a->why, "why");
+       },
+       Next},
+      {"done", "mark next step N (as 'note show' numbers them) done",
+       [](CLI::App* s, NoteArgs* a) {
+         s->add_option("n", a->number, "step number")->required()->check(CLI::PositiveNumber);
+       },
+       Done},
+      {"file", "list a file that matters",
+       [](CLI::App* s, NoteArgs* a) {
+         s->add_option("path", a->text, "path on that machine")->required();
+         s->add_option("--machine", a->machine, "which machine");
+         s->add_option("--why", a->why, "what it holds");
+       },
+       File},
+  };
+  return kSubs;
+}
+
 }  // namespace
 
 int RunNote(const std::vector<std::string>& args) {
@@ -85,53 +255,15 @@ int RunNote(const std::vector<std::string>& args) {
   app.fallthrough();
   std::string dossier_dir = "dossier";
   app.add_option("--dossier", dossier_dir, "dossier directory")->capture_default_str();
-
-  std::string text, value, status, machine, note, result, verify, why, role, reachable,
-      instructions, guest_of, format = "md";
-  bool blocking = false;
-  size_t number = 0;
-  auto* goal = app.add_subcommand("goal", "set the goal, in one sentence");
-  goal->add_option("text", text, "the goal")->required();
-  auto* target = app.add_subcommand(
-      "target", "add a target: \"total_tokens_per_s >= 1000 at concurrency 64\"");
-  target->add_option("expr", text, "METRIC OP VALUE [at concurrency N]")->required();
-  target->add_option("--note", note, "why this number");
-  auto* mach = app.add_subcommand("machine",
-                                  "add or update a machine: role, reachability, "
-                                  "how to work on it");
-  mach->add_option("name", text, "machine name (as collected)")->required();
-  mach->add_option("--role", role, "guest | host | bare-metal | client")
-      ->check(CLI::IsMember({"guest", "host", "bare-metal", "client"}));
-  mach->add_option("--reachable", reachable, "yes or no")->check(CLI::IsMember({"yes", "no"}));
-  mach->add_option("--instructions", instructions,
-                   "how to work on it (\"commands on the host are run by a person and pasted "
-                   "back\")");
-  mach->add_option("--guest-of", guest_of, "for a guest: its host's name");
-  auto* fact = app.add_subcommand("fact", "state a fact no probe can read (a BIOS setting)");
-  fact->add_option("name", text, "what (\"ACS\", \"Above 4G decoding\")")->required();
-  fact->add_option("value", value, "its value (\"disabled\")")->required();
-  fact->add_option("--status", status, "confirmed | unknown | just-changed")
-      ->check(CLI::IsMember({"confirmed", "unknown", "just-changed"}));
-  fact->add_option("--machine", machine, "which machine");
-  fact->add_option("--note", note, "anything else");
-  auto* tried = app.add_subcommand("tried", "log what was tried and what happened");
-  tried->add_option("what", text, "what was tried")->required();
-  tried->add_option("--result", result, "what happened");
-  tried->add_option("--machine", machine, "on which machine");
-  auto* next = app.add_subcommand("next", "add a next step with the command that verifies it");
-  next->add_option("do", text, "the step")->required();
-  next->add_option("--verify", verify, "the command that shows it worked");
-  next->add_flag("--blocking", blocking, "nothing else can go on until it is done");
-  next->add_option("--machine", machine, "on which machine");
-  next->add_option("--why", why, "why");
-  auto* done = app.add_subcommand("done", "mark next step N (as 'note show' numbers them) done");
-  done->add_option("n", number, "step number")->required()->check(CLI::PositiveNumber);
-  auto* file = app.add_subcommand("file", "list a file that matters");
-  file->add_option("path", text, "path on that machine")->required();
-  file->add_option("--machine", machine, "which machine");
-  file->add_option("--why", why, "what it holds");
-  auto* show = app.add_subcommand("show", "print the notes");
-  show->add_option("--format", format, "md or json")->check(CLI::IsMember({"md", "json"}));
+  NoteArgs a;
+  std::vector<std::pair<CLI::App*, const NoteSub*>> subs;
+  for (const auto& n : NoteSubs()) {
+    CLI::App* s = app.add_subcommand(n.name, n.summary);
+    n.options(s, &a);
+    subs.push_back({s, &n});
+  }
+  CLI::App* show = app.add_subcommand("show", "print the notes");
+  show->add_option("--format", a.format, "md or json")->check(CLI::IsMember({"md", "json"}));
   if (int rc = Parse(app, args); rc >= 0) return rc;
 
   DossierDir dir(dossier_dir);
@@ -141,104 +273,27 @@ int RunNote(const std::vector<std::string>& args) {
     return kExitUsage;
   }
   if (show->parsed()) {
-    if (format == "json") {
+    if (a.format == "json") {
       std::printf("%s\n", PlainToJson(ed->notes()).dump(2).c_str());
     } else {
       Show(ed->notes(), dir.notes_path());
     }
     return kExitOk;
   }
-
-  Status s = OkStatus();
-  std::string what;
-  if (goal->parsed()) {
-    s = ed->SetGoal(text);
-    what = "goal set";
-  } else if (target->parsed()) {
-    auto t = ParseTarget(text);
-    if (!t) {
-      std::fprintf(stderr, "dossier note target: %s\n", t.error().message.c_str());
+  for (const auto& [s, n] : subs) {
+    if (!s->parsed()) continue;
+    std::string what;
+    if (Status st = n->apply(&*ed, a, &what); !st) {
+      std::fprintf(stderr, "dossier note %s: %s\n", n->name, st.error().message.c_str());
       return kExitUsage;
     }
-    std::vector<NoteField> f = {{"metric", t->metric}, {"op", t->op}, {"value", t->value}};
-    if (t->concurrency > 0) f.push_back({"concurrency", t->concurrency});
-    if (!note.empty()) f.push_back({"note", note});
-    s = ed->Append("target", f);
-    what = "target added: " + TargetText(*t);
-  } else if (mach->parsed()) {
-    std::vector<NoteField> f;
-    if (!role.empty()) f.push_back({"role", role});
-    if (!reachable.empty()) f.push_back({"reachable", reachable == "yes"});
-    if (!instructions.empty()) f.push_back({"instructions", instructions});
-    if (!guest_of.empty()) f.push_back({"guest_of", guest_of});
-    const auto& ms = ed->notes().machines;
-    auto it =
-        std::find_if(ms.begin(), ms.end(), [&](const NoteMachine& m) { return m.name == text; });
-    if (it != ms.end()) {
-      s = ed->Update("machine", static_cast<size_t>(it - ms.begin()), f);
-      what = "machine " + text + " updated";
-    } else {
-      f.insert(f.begin(), {"name", text});
-      s = ed->Append("machine", f);
-      what = "machine " + text + " added";
+    if (auto w = ed->Save(); !w) {
+      std::fprintf(stderr, "dossier note: cannot write %s: %s\n", dir.notes_path().c_str(),
+                   w.error().message.c_str());
+      return kExitFailure;
     }
-  } else if (fact->parsed()) {
-    std::vector<NoteField> f = {
-        {"value", value}, {"status", status.empty() ? "unknown" : status}, {"when", NowIso8601()}};
-    if (!note.empty()) f.push_back({"note", note});
-    const auto& fs = ed->notes().facts;
-    auto it = std::find_if(fs.begin(), fs.end(), [&](const NoteFact& x) {
-      return ToLower(x.name) == ToLower(text) && x.machine == machine;
-    });
-    if (it != fs.end()) {
-      s = ed->Update("fact", static_cast<size_t>(it - fs.begin()), f);
-      what = "fact " + text + " updated";
-    } else {
-      f.insert(f.begin(), {"name", text});
-      if (!machine.empty()) f.insert(f.begin() + 1, {"machine", machine});
-      s = ed->Append("fact", f);
-      what = "fact " + text + " added";
-    }
-  } else if (tried->parsed()) {
-    std::vector<NoteField> f = {{"what", text}};
-    if (!result.empty()) f.push_back({"result", result});
-    if (!machine.empty()) f.push_back({"machine", machine});
-    f.push_back({"when", NowIso8601()});
-    s = ed->Append("tried", f);
-    what = "logged";
-  } else if (next->parsed()) {
-    std::vector<NoteField> f = {{"do", text}};
-    if (!verify.empty()) f.push_back({"verify", verify});
-    if (!machine.empty()) f.push_back({"machine", machine});
-    f.push_back({"blocking", blocking});
-    if (!why.empty()) f.push_back({"why", why});
-    s = ed->Append("next", f);
-    what = "next step " + std::to_string(ed->notes().next.size() + 1) + " added";
-  } else if (done->parsed()) {
-    if (number > ed->notes().next.size()) {
-      std::fprintf(stderr, "dossier note done: there are %zu next steps\n",
-                   ed->notes().next.size());
-      return kExitUsage;
-    }
-    s = ed->Update("next", number - 1, {{"done", true}});
-    what = "step " + std::to_string(number) + " done";
-  } else if (file->parsed()) {
-    std::vector<NoteField> f = {{"path", text}};
-    if (!machine.empty()) f.push_back({"machine", machine});
-    if (!why.empty()) f.push_back({"why", why});
-    s = ed->Append("file", f);
-    what = "file added";
+    std::fprintf(stderr, "%s: %s\n", dir.notes_path().c_str(), what.c_str());
   }
-  if (!s) {
-    std::fprintf(stderr, "dossier note: %s\n", s.error().message.c_str());
-    return kExitUsage;
-  }
-  if (auto w = ed->Save(); !w) {
-    std::fprintf(stderr, "dossier note: cannot write %s: %s\n", dir.notes_path().c_str(),
-                 w.error().message.c_str());
-    return kExitFailure;
-  }
-  std::fprintf(stderr, "%s: %s\n", dir.notes_path().c_str(), what.c_str());
   return kExitOk;
 }
 

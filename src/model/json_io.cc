@@ -64,9 +64,14 @@ class Reader {
     std::string p = path_ + "/" + key;
     auto pit = prov_.find(p);
     if (pit != prov_.end() && pit->is_object()) {
-      f.source = pit->value("from", "");
-      f.unknown = pit->value("unknown", "");
-      f.stale = pit->value("stale", "");
+      // A damaged record may hold anything here: only strings are read.
+      auto str = [&](const char* k) {
+        auto e = pit->find(k);
+        return e != pit->end() && e->is_string() ? e->template get<std::string>() : std::string();
+      };
+      f.source = str("from");
+      f.unknown = str("unknown");
+      f.stale = str("stale");
     }
     auto it = in_.find(key);
     if (it == in_.end()) {

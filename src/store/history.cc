@@ -39,6 +39,16 @@ LaterBoot NewerBoot(const MachineView& mv, const std::vector<Record>& records,
   return out;
 }
 
+// A fact the notes state as just changed on this machine after its newest collect (a BIOS
+// setting changed since): what was collected may no longer hold.
+const NoteFact* JustChangedAfter(const Notes& notes, const MachineView& mv) {
+  for (const auto& f : notes.facts) {
+    if (f.machine != mv.machine.name || f.status != "just-changed" || f.when.empty()) continue;
+    if (f.when > mv.record.time) return &f;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 std::vector<const Record*> CollectsOf(const std::vector<Record>& records,
@@ -86,7 +96,13 @@ void AttachHistory(const std::vector<Record>& records, View* view) {
 
     // A later record in another boot: this collect describes a boot that is over.
     LaterBoot later = NewerBoot(mv, records, boot);
-    if (!later.boot.empty()) {
+    const NoteFact* changed = JustChangedAfter(view->notes, mv);
+    if (later.boot.empty() && changed) {
+      mv.stale = "the notes say " + changed->name + " just changed (" + changed->when +
+                 ", notes line " + std::to_string(changed->line) + ") after this collect (" +
+                 mv.record.time + "). Run 'dossier collect' again once the machine is back.";
+      MarkAllStale(&mv.machine, "collected before " + changed->name + " changed");
+    } else if (!later.boot.empty()) {
       mv.stale = "collected in boot " + Short(boot) + " (" + mv.record.time + "); " + later.what +
                  " at " + later.time + " ran in boot " + Short(later.boot) +
                  ": the machine has rebooted since. Run 'dossier collect' again.";

@@ -122,6 +122,26 @@ TEST(History, ACollectOlderThanTheLatestBootIsStaleThroughout) {
             std::string::npos);
 }
 
+TEST(History, ASettingStatedAsJustChangedAfterTheCollectMakesItStale) {
+  testing::TempDir t;
+  DossierDir d(t.path() + "/dossier");
+  AddCollect(d, testing::SeedHost(), "2026-12-01T10:00:00Z");
+  t.Write("dossier/notes.toml",
+          "[[fact]]\nname = \"ACS\"\nvalue = \"disabled\"\nstatus = \"just-changed\"\n"
+          "machine = \"pve-host\"\nwhen = \"2026-12-01T12:00:00Z\"\n");
+  auto v = LoadView(d);
+  ASSERT_TRUE(v.ok());
+  EXPECT_NE(v->machines[0].stale.find("the notes say ACS just changed"), std::string::npos)
+      << v->machines[0].stale;
+  // Stated before the collect: the collect already shows the new state.
+  t.Write("dossier/notes.toml",
+          "[[fact]]\nname = \"ACS\"\nvalue = \"disabled\"\nstatus = \"just-changed\"\n"
+          "machine = \"pve-host\"\nwhen = \"2026-12-01T09:00:00Z\"\n");
+  v = LoadView(d);
+  ASSERT_TRUE(v.ok());
+  EXPECT_TRUE(v->machines[0].stale.empty());
+}
+
 TEST(History, ABrokenNotesFileIsAWarningWithItsLine) {
   testing::TempDir t;
   DossierDir d(t.path() + "/dossier");

@@ -74,20 +74,13 @@ std::string CliqueArgs(size_t n) {
   return out;
 }
 
-}  // namespace
-
-std::optional<Finding> RuleP2pVmIsolated(const RuleContext& ctx) {
+// Evidence of p2p.vm-isolated; returns the tensor-parallel size the server runs with ("" when
+// unknown) and the guest's host when the dossier holds it.
+const MachineView* VmIsolatedEvidence(const RuleContext& ctx,
+                                      const std::vector<const PciDevice*>& gpus, Finding* fp,
+                                      std::string* tp_out) {
   const Machine& m = ctx.m();
-  if (!IsGuest(m)) return std::nullopt;
-  auto gpus = GpuDevices(m);
-  if (gpus.size() < 2) return std::nullopt;
-  std::optional<bool> isolated = NoSharedBridge(m, gpus);
-  if (!isolated || !*isolated) return std::nullopt;
-
-  Finding f;
-  f.title = std::to_string(gpus.size()) +
-            " GPUs passed through, each behind its own virtual root port: GPU peer-to-peer is "
-            "unavailable or staged through host memory";
+  Finding& f = *fp;
   f.evidence.push_back(Ev("virtual machine", m.virtualization.guest));
   f.evidence.push_back(Ev("hypervisor", m.virtualization.hypervisor));
   for (const PciDevice* g : gpus)
@@ -96,10 +89,9 @@ std::optional<Finding> RuleP2pVmIsolated(const RuleContext& ctx) {
     f.evidence.push_back(Ev("GPU pair levels (PCI walk)", "no pair shares a switch or bridge",
                             "topology.gpu_levels"));
   LatencyEvidence(ctx.mv, &f.evidence);
-  std::string tp = TpFlag(m, &f.evidence);
+  *tp_out = TpFlag(m, &f.evidence);
 
   const MachineView* host = HostOf(ctx);
-  bool host_separate = host && GpusOnSeparateRootComplexes(host->machine);
   if (host) {
     auto hg = GpuDevices(host->machine);
     std::set<std::string> rcs;
@@ -110,6 +102,14 @@ std::optional<Finding> RuleP2pVmIsolated(const RuleContext& ctx) {
                             host->record.file.empty() ? "host record" : host->record.file));
   }
 
+  return host;
+}
+
+// Explanation, what will not help and actions of p2p.vm-isolated.
+void VmIsolatedAdvice(const MachineView* host, size_t gpu_count, const std::string& tp,
+                      Finding* fp) {
+  Finding& f = *fp;
+  bool host_separate = host && GpusOnSeparateRootComplexes(host->machine);
   f.explanation =
       "This is a virtual machine whose GPUs are passed through with VFIO. Each GPU sits behind its "
       "own emulated PCIe root port, and no virtual switch or bridge is shared by any two of them, "
@@ -146,7 +146,7 @@ std::optional<Finding> RuleP2pVmIsolated(const RuleContext& ctx) {
        "advertise them to the guest driver as one P2P clique with QEMU's vfio-pci option "
        "x-nv-gpudirect-clique. Proxmox: pass each GPU as the single function ….00.0 (so QEMU "
        "names it hostpciN, not hostpciN.0) and add to /etc/pve/qemu-server/VMID.conf: `" +
-           CliqueArgs(gpus.size()) + "`. Then check the bytes, not only the speed.",
+           CliqueArgs(gpu_count) + "`. Then check the bytes, not only the speed.",
        "nvidia-smi topo -p2p r   # in the guest: OK between the GPUs; then: dossier p2p"});
   f.actions.push_back(
       {"Give NCCL a topology file describing the host's real tree (an XML <system> with a <cpu "
@@ -164,6 +164,24 @@ std::optional<Finding> RuleP2pVmIsolated(const RuleContext& ctx) {
       {"Run the model on bare metal (the host itself), where the driver sees the real topology "
        "and can use P2P across root complexes where the platform supports it.",
        "nvidia-smi topo -p2p r   # on the host, with the nvidia driver bound"});
+}
+
+}  // namespace
+
+std::optional<Finding> RuleP2pVmIsolated(const RuleContext& ctx) {
+  const Machine& m = ctx.m();
+  if (!IsGuest(m)) return std::nullopt;
+  auto gpus = GpuDevices(m);
+  if (gpus.size() < 2) return std::nullopt;
+  std::optional<bool> isolated = NoSharedBridge(m, gpus);
+  if (!isolated || !*isolated) return std::nullopt;
+  Finding f;
+  f.title = std::to_string(gpus.size()) +
+            " GPUs passed through, each behind its own virtual root port: GPU peer-to-peer is "
+            "unavailable or staged through host memory";
+  std::string tp;
+  const MachineView* host = VmIsolatedEvidence(ctx, gpus, &f, &tp);
+  VmIsolatedAdvice(host, gpus.size(), tp, &f);
   return f;
 }
 
