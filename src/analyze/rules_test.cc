@@ -272,6 +272,33 @@ TEST(RuleP2pNotOk, FiresOnNsPairsAndNotWhenAllOk) {
   EXPECT_FALSE(P2pNotOkFrom(m, {}).has_value());  // no NVML data: does not fire
 }
 
+// The accessor finds the NVML matrices in the shapes topology.p2p_status may take once the NVML
+// work adds it (a map keyed by capability, or a struct with read/write members).
+struct TopoWithMap {
+  std::map<std::string, CodeMatrix> p2p_status;
+};
+struct TopoWithStruct {
+  struct {
+    CodeMatrix read, write, nvlink;
+  } p2p_status;
+};
+struct TopoWithout {};
+
+TEST(RuleP2pNotOk, FindsTheMatricesInTheShapesTheModelMayUse) {
+  TopoWithMap a;
+  a.p2p_status["read"] = {{"X", "NS"}, {"NS", "X"}};
+  a.p2p_status["write"] = {{"X", "OK"}, {"OK", "X"}};
+  P2pStatusView va = p2p_status_detail::From(a);
+  ASSERT_NE(va.read, nullptr);
+  EXPECT_EQ((*va.read)[0][1], "NS");
+  TopoWithStruct b;
+  b.p2p_status.write = {{"X", "CNS"}, {"CNS", "X"}};
+  P2pStatusView vb = p2p_status_detail::From(b);
+  ASSERT_NE(vb.write, nullptr);
+  EXPECT_EQ((*vb.write)[1][0], "CNS");
+  EXPECT_EQ(p2p_status_detail::From(TopoWithout{}).read, nullptr);
+}
+
 P2pResult MakeResult(int64_t s, int64_t d, const char* mode, uint64_t size, const char* verdict,
                      double gbps, double pct) {
   P2pResult r;
