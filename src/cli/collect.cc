@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "analyze/analyze.h"
 #include "cli/parse.h"
 #include "model/json_io.h"
 #include "probe/probe.h"
@@ -67,6 +68,7 @@ int RunCollect(const std::vector<std::string>& args) {
     mv.machine = std::move(m);
     mv.record = {"", "collect", view.generated_at, std::string("dossier ") + DOSSIER_VERSION};
     view.machines.push_back(std::move(mv));
+    Analyze(&view);
     std::string text = FindRenderer(format)->render(view);
     std::fwrite(text.data(), 1, text.size(), stdout);
     return kExitOk;

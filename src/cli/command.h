@@ -26,5 +26,7 @@ int Main(int argc, char** argv);
 int RunCollect(const std::vector<std::string>& args);  // collect.cc
 int RunReport(const std::vector<std::string>& args);   // report.cc
 int RunP2p(const std::vector<std::string>& args);      // p2p.cc
+int RunNote(const std::vector<std::string>& args);     // note.cc
+int RunDiff(const std::vector<std::string>& args);     // diff.cc
 
 }  // namespace dossier::cli

@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <string_view>
 
+#include "analyze/rule.h"
 #include "cli/command.h"
 #include "probe/probe.h"
 #include "render/render.h"
@@ -40,7 +41,10 @@ const std::vector<Command>& Commands() {
        RunReport},
       {"p2p", "measure GPU<->GPU and host<->GPU copies over message sizes, checking every byte",
        RunP2p},
-      {"help", "list the commands, or 'help probes' / 'help formats'", RunHelp},
+      {"note", "edit the notes (goal, targets, machines, facts, tried, next steps, files)",
+       RunNote},
+      {"diff", "what changed between two collects of a machine (default: its last two)", RunDiff},
+      {"help", "list the commands, or 'help probes' / 'help formats' / 'help rules'", RunHelp},
       {"version", "print the version", RunVersion},
   };
   return kCommands;
@@ -51,6 +55,10 @@ namespace {
 int RunHelp(const std::vector<std::string>& args) {
   if (!args.empty() && args[0] == "probes") {
     for (const auto& p : ProbeTable()) std::printf("  %-16s %s\n", p.name, p.what);
+    return kExitOk;
+  }
+  if (!args.empty() && args[0] == "rules") {
+    for (const auto& r : RuleTable()) std::printf("  %-28s %-8s %s\n", r.id, r.severity, r.what);
     return kExitOk;
   }
   if (!args.empty() && args[0] == "formats") {

@@ -18,6 +18,9 @@ struct Fact {
   std::optional<T> value;
   std::string source;
   std::string unknown;  // why value is absent; empty when known
+  // Why this value may no longer hold: seen in an earlier boot, or taken from an older record
+  // because the newest could not read it. Empty for a current fact. Set by analyze/stale.cc.
+  std::string stale;
 
   bool known() const { return value.has_value(); }
   const T& operator*() const { return *value; }
@@ -29,6 +32,7 @@ struct Fact {
     value = std::move(v);
     source = std::move(src);
     unknown.clear();
+    stale.clear();
   }
   void Unknown(std::string reason, std::string src = {}) {
     value.reset();

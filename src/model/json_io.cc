@@ -21,10 +21,11 @@ class Writer {
     } else {
       out_[key] = nullptr;
     }
-    if (!f.source.empty() || !f.unknown.empty()) {
+    if (!f.source.empty() || !f.unknown.empty() || !f.stale.empty()) {
       json e = json::object();
       if (!f.source.empty()) e["from"] = f.source;
       if (!f.value) e["unknown"] = f.unknown.empty() ? "not recorded" : f.unknown;
+      if (!f.stale.empty()) e["stale"] = f.stale;
       prov_[path_ + "/" + key] = std::move(e);
     }
   }
@@ -63,8 +64,14 @@ class Reader {
     std::string p = path_ + "/" + key;
     auto pit = prov_.find(p);
     if (pit != prov_.end() && pit->is_object()) {
-      f.source = pit->value("from", "");
-      f.unknown = pit->value("unknown", "");
+      // A damaged record may hold anything here: only strings are read.
+      auto str = [&](const char* k) {
+        auto e = pit->find(k);
+        return e != pit->end() && e->is_string() ? e->template get<std::string>() : std::string();
+      };
+      f.source = str("from");
+      f.unknown = str("unknown");
+      f.stale = str("stale");
     }
     auto it = in_.find(key);
     if (it == in_.end()) {

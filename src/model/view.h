@@ -6,8 +6,12 @@
 #include <string>
 #include <vector>
 
+#include "analyze/diff_types.h"
+#include "analyze/finding.h"
+#include "analyze/plan_types.h"
 #include "model/machine.h"
 #include "model/measurement.h"
+#include "model/notes.h"
 
 namespace dossier {
 
@@ -23,6 +27,10 @@ struct MachineView {
   RecordInfo record;
   std::vector<P2pMeasurement> p2p;      // oldest first
   std::vector<ServeMeasurement> serve;  // oldest first
+  // Filled by the analysis (analyze/analyze.h) where the view is built:
+  std::string stale;              // why the whole record may no longer hold (a newer boot seen)
+  std::vector<Finding> findings;  // rule table order
+  MachineDiff changes;            // since the previous boot; changes.from.file empty when none
 };
 
 struct View {
@@ -30,6 +38,8 @@ struct View {
   std::string dossier_path;  // empty for one-shot output
   std::vector<MachineView> machines;
   std::vector<std::string> warnings;  // records skipped, fields unreadable
+  Notes notes;                        // notes.toml; empty when there is none (or it is broken)
+  Plan plan;                          // targets with measured values, next steps, accomplished
 };
 
 }  // namespace dossier

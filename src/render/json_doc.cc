@@ -1,26 +1,75 @@
 // The JSON rendering: {"schema": "dossier/1", "machines": [...]}, each machine as
-// model/json_io.h writes it, with the record it came from.
+// model/json_io.h writes it, with the record it came from, its findings, its changes since the
+// previous boot and a summary of its measurements; beside them the report's other parts (goal
+// with targets, instructions, stated facts, accomplished, next steps, files) in the same order as
+// the Markdown document. docs/json.md describes the keys.
 #include <nlohmann/json.hpp>
 
 #include "model/json_io.h"
+#include "render/json_visit.h"
+#include "render/measure_summary.h"
 #include "render/render.h"
 
 namespace dossier {
+namespace {
+
+nlohmann::json Summary(const MachineView& mv) {
+  nlohmann::json p2p = nlohmann::json::array(), serve = nlohmann::json::array();
+  for (const auto& s : SummarizeP2p(mv)) {
+    p2p.push_back({{"time", s.time},
+                   {"stale", s.stale},
+                   {"results", s.results},
+                   {"ok", s.ok},
+                   {"corrupted", s.corrupted},
+                   {"hung", s.hung},
+                   {"waived", s.waived},
+                   {"errors", s.errors},
+                   {"interrupted", s.interrupted},
+                   {"best_p2p", s.best_p2p},
+                   {"best_staged", s.best_staged},
+                   {"small_message_latency", s.small_latency}});
+  }
+  for (const auto& r : SummarizeServe(mv)) {
+    serve.push_back({{"time", r.time},
+                     {"endpoint", r.endpoint},
+                     {"stale", r.stale},
+                     {"load", r.load},
+                     {"total_tokens_per_s", r.total_tps},
+                     {"output_tokens_per_s", r.output_tps},
+                     {"completed", r.completed},
+                     {"failed", r.failed}});
+  }
+  return {{"p2p", p2p}, {"serve", serve}};
+}
+
+}  // namespace
 
 std::string RenderJson(const View& view) {
   nlohmann::json doc = nlohmann::json::object();
   doc["schema"] = kSchema;
   doc["generated_at"] = view.generated_at;
   if (!view.dossier_path.empty()) doc["dossier"] = view.dossier_path;
+  doc["notes_file"] = view.notes.path;
+  doc["goal"] = {{"text", view.notes.goal}, {"targets", PlainArray(view.plan.targets)}};
+  doc["instructions"] = PlainArray(view.notes.machines);
+  doc["stated_facts"] = PlainArray(view.notes.facts);
   doc["machines"] = nlohmann::json::array();
   for (const auto& mv : view.machines) {
     nlohmann::json m = MachineToJson(mv.machine);
     m["record"] = {{"file", mv.record.file},
                    {"kind", mv.record.kind},
                    {"time", mv.record.time},
-                   {"tool", mv.record.tool}};
+                   {"tool", mv.record.tool},
+                   {"stale", mv.stale}};
+    m["findings"] = PlainArray(mv.findings);
+    m["changes_since_previous_boot"] =
+        mv.changes.from.file.empty() ? nlohmann::json(nullptr) : PlainToJson(mv.changes);
+    m["measurement_summary"] = Summary(mv);
     doc["machines"].push_back(std::move(m));
   }
+  doc["accomplished"] = PlainArray(view.plan.accomplished);
+  doc["next_steps"] = PlainArray(view.plan.next_steps);
+  doc["files"] = PlainArray(view.notes.files);
   doc["warnings"] = view.warnings;
   return doc.dump(2) + "\n";
 }

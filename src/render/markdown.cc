@@ -21,27 +21,62 @@ const std::vector<MdSection>& MdMachineSections() {
   return kSections;
 }
 
+const std::vector<MdDocSection>& MdDocumentSections() {
+  static const std::vector<MdDocSection> kSections = {
+      {"Goal", MdGoal, true},
+      {"Instructions", MdInstructions, true},
+      {"Discoveries, from the hardware up", MdDiscoveries, false},
+      {"Measurements", MdMeasurements, false},
+      {"Findings", MdFindings, false},
+      {"Accomplished", MdAccomplished, true},
+      {"Next steps", MdNextSteps, false},
+      {"Relevant files", MdFiles, true},
+  };
+  return kSections;
+}
+
+void MdDiscoveries(const View& view, std::string* out) {
+  if (view.machines.empty()) *out += "No machine has been collected yet.\n\n";
+  for (const auto& mv : view.machines) {
+    *out += "### Machine `" + mv.machine.name + "`\n\n";
+    if (!mv.record.file.empty()) {
+      *out += "Record `" + mv.record.file + "` (" + mv.record.kind + ", " + mv.record.time + ", " +
+              mv.record.tool + ").\n\n";
+    }
+    if (!mv.stale.empty()) *out += "> **Stale:** " + md::Escape(mv.stale) + "\n\n";
+    for (const auto& s : MdMachineSections()) {
+      *out += std::string("#### ") + s.title + "\n\n";
+      s.render(mv, out);
+      *out += "\n";
+    }
+    MdStatedFacts(view, mv, out);
+    if (!mv.changes.from.file.empty()) {
+      *out += "#### Changes since the previous boot\n\n";
+      MdChanges(mv.changes, out);
+      *out += "\n";
+    }
+  }
+  MdStatedFactsElsewhere(view, out);
+}
+
 std::string RenderMarkdown(const View& view) {
   std::string out = "# Dossier\n\n";
   out += "Generated " + view.generated_at;
   if (!view.dossier_path.empty()) out += " from the dossier in `" + view.dossier_path + "`";
   out +=
       ". Unknown values say why; sources are machine paths (under the collected root), "
-      "library calls, or records.\n\n";
+      "library calls, records or the notes file; stale values say why they may no longer "
+      "hold.\n\n";
   for (const auto& w : view.warnings) out += "> warning: " + md::Escape(w) + "\n";
   if (!view.warnings.empty()) out += "\n";
-  if (view.machines.empty()) out += "No machine has been collected yet.\n";
-  for (const auto& mv : view.machines) {
-    out += "## Machine `" + mv.machine.name + "`\n\n";
-    if (!mv.record.file.empty()) {
-      out += "Record `" + mv.record.file + "` (" + mv.record.kind + ", " + mv.record.time + ", " +
-             mv.record.tool + ").\n\n";
-    }
-    for (const auto& s : MdMachineSections()) {
-      out += std::string("### ") + s.title + "\n\n";
-      s.render(mv, &out);
-      out += "\n";
-    }
+  bool one_shot = view.dossier_path.empty();
+  for (const auto& s : MdDocumentSections()) {
+    if (one_shot && s.from_notes) continue;
+    std::string body;
+    s.render(view, &body);
+    if (one_shot && body.empty()) continue;
+    out += std::string("## ") + s.title + "\n\n" + body;
+    if (!body.empty() && body.back() != '\n') out += "\n";
   }
   return out;
 }

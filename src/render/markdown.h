@@ -1,10 +1,14 @@
-// The Markdown document is a table of sections, each a function in the md_*.cc file of its
-// subject, in the order of the discoveries: from the hardware up.
+// The Markdown document is a table of sections in the handoff document's order: goal,
+// instructions, discoveries from the hardware up (per machine, itself a table of sections, one
+// md_*.cc per subject), measurements, findings by severity, accomplished, next steps, relevant
+// files. A one-shot collect (no dossier, no notes) prints only the sections that do not come from
+// the notes.
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "analyze/diff_types.h"
 #include "model/view.h"
 
 namespace dossier {
@@ -31,5 +35,29 @@ void MdNvml(const MachineView& mv, std::string* out);            // md_nvml.cc
 // latest sweep of a machine (matrices at 16 MiB), in the shape of a section.
 void MdP2pMeasurement(const P2pMeasurement& m, uint64_t matrix_size, std::string* out);
 void MdP2p(const MachineView& mv, std::string* out);
+
+// Sections of the whole document, each given the whole view.
+struct MdDocSection {
+  const char* title;
+  void (*render)(const View& view, std::string* out);
+  bool from_notes;  // skipped in a one-shot collect, which has no notes
+};
+
+const std::vector<MdDocSection>& MdDocumentSections();
+
+void MdGoal(const View& view, std::string* out);          // md_report.cc
+void MdInstructions(const View& view, std::string* out);  // md_report.cc
+void MdDiscoveries(const View& view, std::string* out);   // markdown.cc
+void MdMeasurements(const View& view, std::string* out);  // md_measurements.cc
+void MdFindings(const View& view, std::string* out);      // md_findings.cc
+void MdAccomplished(const View& view, std::string* out);  // md_report.cc
+void MdNextSteps(const View& view, std::string* out);     // md_report.cc
+void MdFiles(const View& view, std::string* out);         // md_report.cc
+
+// Per machine, inside the discoveries: facts stated in the notes, and what changed since the
+// previous boot.
+void MdStatedFacts(const View& view, const MachineView& mv, std::string* out);  // md_report.cc
+void MdStatedFactsElsewhere(const View& view, std::string* out);                // md_report.cc
+void MdChanges(const MachineDiff& d, std::string* out);                         // md_changes.cc
 
 }  // namespace dossier

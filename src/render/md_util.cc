@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace dossier::md {
 
 std::string Escape(std::string_view s) {
@@ -15,6 +17,20 @@ std::string Escape(std::string_view s) {
       out += c;
   }
   return out;
+}
+
+std::string Code(std::string_view s, bool in_table) {
+  if (s.empty()) return "";
+  // A run of backticks one longer than the longest inside, so the span cannot end early.
+  size_t longest = 0, run = 0;
+  for (char c : s) {
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  std::string fence(longest + 1, '`');
+  std::string body = in_table ? Escape(s) : std::string(s);
+  if (body.front() == '`' || body.back() == '`') body = " " + body + " ";
+  return fence + body + fence;
 }
 
 std::string Str(const std::string& v) {

@@ -22,12 +22,16 @@ std::string Str(const std::vector<std::string>& v);
 std::string Str(const std::vector<int64_t>& v);
 std::string Str(const std::vector<uint64_t>& v);
 
-// The value of a fact, or "unknown (reason)".
+// The value of a fact, or "unknown (reason)"; a stale value says why it may no longer hold.
 template <class T>
 std::string Cell(const Fact<T>& f) {
-  if (f.value) return Escape(Str(*f.value));
-  return "unknown (" + Escape(f.unknown.empty() ? "not recorded" : f.unknown) + ")";
+  std::string stale = f.stale.empty() ? "" : " (stale: " + Escape(f.stale) + ")";
+  if (f.value) return Escape(Str(*f.value)) + stale;
+  return "unknown (" + Escape(f.unknown.empty() ? "not recorded" : f.unknown) + ")" + stale;
 }
+
+// s as an inline code span ("" for an empty s); in a table cell its pipes are escaped.
+std::string Code(std::string_view s, bool in_table = true);
 // The source of a fact as a code span, or "" when none.
 template <class T>
 std::string Source(const Fact<T>& f) {

@@ -2,7 +2,10 @@
 
 #include <map>
 
+#include "analyze/analyze.h"
 #include "model/json_io.h"
+#include "store/history.h"
+#include "store/notes_file.h"
 
 namespace dossier {
 
@@ -40,6 +43,14 @@ Result<View> LoadView(const DossierDir& dir) {
   if (!records) return records.error();
   View v = ViewFromRecords(*records, std::move(warnings));
   v.dossier_path = dir.path();
+  // A broken notes file does not stop the report: it is named with its line, and left as it is.
+  if (auto notes = ReadNotes(dir.notes_path()); notes) {
+    v.notes = std::move(*notes);
+  } else {
+    v.warnings.push_back(notes.error().message);
+  }
+  AttachHistory(*records, &v);
+  Analyze(&v);
   return v;
 }
 

@@ -1,0 +1,57 @@
+// The result of comparing two collect records of one machine (analyze/diff.h computes it): what
+// changed in the hardware and its wiring, the IOMMU groups, the links, drivers, kernel command
+// line, software, P2P status, and which findings appeared or cleared. Plain data for the renderers.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace dossier {
+
+struct Change {
+  // "device-added", "device-removed", "device-moved", "iommu-renumbered", "iommu-regrouped",
+  // "link", "driver", "kernel-cmdline", "software", "p2p", "finding-appeared",
+  // "finding-cleared", "fact"
+  std::string kind;
+  std::string subject;  // a PCI address, "IOMMU group 23", a fact path
+  std::string before;   // "" when there was nothing
+  std::string after;
+  std::string detail;  // one sentence for a person
+  template <class V>
+  void visit(V& v) {
+    v("kind", kind);
+    v("subject", subject);
+    v("before", before);
+    v("after", after);
+    v("detail", detail);
+  }
+};
+
+struct DiffSide {
+  std::string file;  // record file
+  std::string time;
+  std::string boot_id;
+  template <class V>
+  void visit(V& v) {
+    v("file", file);
+    v("time", time);
+    v("boot_id", boot_id);
+  }
+};
+
+struct MachineDiff {
+  std::string machine;
+  DiffSide from, to;
+  bool rebooted = false;  // boot ids differ
+  std::vector<Change> changes;
+  template <class V>
+  void visit(V& v) {
+    v("machine", machine);
+    v("from", from);
+    v("to", to);
+    v("rebooted", rebooted);
+    v("changes", changes);
+  }
+};
+
+}  // namespace dossier

@@ -1,0 +1,13 @@
+// The plan: each target of the notes with the newest measured value beside it, what has been
+// accomplished (the notes' log and finished steps), and the next steps — the notes' steps and
+// the findings' actions side by side, blocking first. Reads the view only.
+#pragma once
+
+#include "analyze/plan_types.h"
+#include "model/view.h"
+
+namespace dossier {
+
+Plan BuildPlan(const View& view);
+
+}  // namespace dossier

@@ -1,0 +1,55 @@
+// The rule table: every diagnosis the tool makes is one row (stable id, severity, one-line
+// description, function) in rule_table.cc and one function in rules/<family>.cc. Rules read the
+// model only — the machine, its measurements, the other machines of the dossier and the notes —
+// and never do I/O. A rule that lacks the data it needs returns nothing: it does not fire.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analyze/finding.h"
+#include "model/view.h"
+
+namespace dossier {
+
+struct RuleContext {
+  const MachineView& mv;  // the machine, its measurements and changes since the previous boot
+  const View& view;       // every machine in the dossier (a guest's host may be there too)
+  const Notes& notes;
+  const Machine& m() const { return mv.machine; }
+};
+
+// Returns the finding without id and severity: the table fills those in, so they live in one place.
+using RuleFn = std::optional<Finding> (*)(const RuleContext&);
+
+struct RuleEntry {
+  const char* id;
+  const char* severity;  // kCritical, kWarning, kInfo
+  const char* what;      // one line, printed by 'dossier help rules'
+  RuleFn run;
+};
+
+const std::vector<RuleEntry>& RuleTable();
+
+// Runs every rule on one machine, in table order.
+std::vector<Finding> RunRules(const RuleContext& ctx);
+
+// The rules, by family (rules/<family>.cc).
+std::optional<Finding> RuleP2pVmIsolated(const RuleContext& ctx);             // p2p.cc
+std::optional<Finding> RuleP2pSeparateRootComplexes(const RuleContext& ctx);  // p2p.cc
+std::optional<Finding> RuleP2pBytesCorrupted(const RuleContext& ctx);         // measure.cc
+std::optional<Finding> RuleP2pBelowExpectation(const RuleContext& ctx);       // measure.cc
+std::optional<Finding> RuleServeBelowTarget(const RuleContext& ctx);          // measure.cc
+std::optional<Finding> RulePcieAcsRedirect(const RuleContext& ctx);           // pcie.cc
+std::optional<Finding> RulePcieLinkWidthDegraded(const RuleContext& ctx);     // pcie_link.cc
+std::optional<Finding> RulePcieLinkSpeedLow(const RuleContext& ctx);          // pcie_link.cc
+std::optional<Finding> RulePcieBarAllocationFailed(const RuleContext& ctx);   // pcie.cc
+std::optional<Finding> RuleIommuTranslatedP2p(const RuleContext& ctx);        // iommu.cc
+std::optional<Finding> RuleIommuGroupsChanged(const RuleContext& ctx);        // iommu.cc
+std::optional<Finding> RuleVmLegacyChipset(const RuleContext& ctx);           // vm.cc
+std::optional<Finding> RuleNumaGpuAffinityUnknown(const RuleContext& ctx);    // numa.cc
+std::optional<Finding> RuleBuildCudaArchMismatch(const RuleContext& ctx);     // build.cc
+std::optional<Finding> RuleGpuP2pNotOk(const RuleContext& ctx);               // gpu.cc
+
+}  // namespace dossier

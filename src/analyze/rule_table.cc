@@ -1,0 +1,68 @@
+#include "analyze/rule.h"
+
+namespace dossier {
+
+const std::vector<RuleEntry>& RuleTable() {
+  static const std::vector<RuleEntry> kTable = {
+      {"p2p.bytes-corrupted", kCritical,
+       "a p2p measurement found copied bytes that did not arrive intact", RuleP2pBytesCorrupted},
+      {"iommu.groups-changed", kWarning,
+       "IOMMU groups of passthrough devices changed since the previous boot (VM mappings break)",
+       RuleIommuGroupsChanged},
+      {"p2p.vm-isolated", kWarning,
+       "guest with 2+ NVIDIA GPUs each behind its own virtual root port: no P2P, or staged",
+       RuleP2pVmIsolated},
+      {"p2p.separate-root-complexes", kInfo,
+       "GPUs each alone under their own root complex: P2P rides the CPU fabric; ACS is moot",
+       RuleP2pSeparateRootComplexes},
+      {"pcie.acs-redirect", kWarning,
+       "ACS request/completion redirect on a bridge between two GPUs (or a GPU and a NIC)",
+       RulePcieAcsRedirect},
+      {"iommu.translated-p2p", kWarning,
+       "bare metal, P2P-capable GPUs, IOMMU translating DMA (DMA/DMA-FQ): use passthrough mode",
+       RuleIommuTranslatedP2p},
+      {"gpu.p2p-not-ok", kWarning, "NVML reports P2P read or write other than OK for a GPU pair",
+       RuleGpuP2pNotOk},
+      {"pcie.link-width-degraded", kWarning,
+       "a GPU or bridge link runs narrower than both ends support (seating, riser, bifurcation)",
+       RulePcieLinkWidthDegraded},
+      {"pcie.link-speed-low", kInfo,
+       "a GPU or bridge link runs below its top speed (normal at idle; recheck under load)",
+       RulePcieLinkSpeedLow},
+      {"pcie.bar-allocation-failed", kWarning, "the kernel could not assign a GPU's BAR",
+       RulePcieBarAllocationFailed},
+      {"vm.legacy-chipset", kWarning,
+       "i440FX guest: no PCIe extended config space or capabilities for passed-through GPUs",
+       RuleVmLegacyChipset},
+      {"numa.gpu-affinity-unknown", kWarning,
+       "more than one NUMA node but GPUs at numa_node -1: threads and memory cannot be placed",
+       RuleNumaGpuAffinityUnknown},
+      {"build.cuda-arch-mismatch", kWarning,
+       "TORCH_CUDA_ARCH_LIST lacks the compute capability of the GPUs present",
+       RuleBuildCudaArchMismatch},
+      {"p2p.below-expectation", kWarning,
+       "measured P2P bandwidth far under the link limit at large message sizes",
+       RuleP2pBelowExpectation},
+      {"serve.below-target", kWarning, "a serving measurement misses a target from the notes",
+       RuleServeBelowTarget},
+  };
+  return kTable;
+}
+
+std::vector<Finding> RunRules(const RuleContext& ctx) {
+  std::vector<Finding> out;
+  for (const auto& r : RuleTable()) {
+    std::optional<Finding> f = r.run(ctx);
+    if (!f) continue;
+    f->id = r.id;
+    f->severity = r.severity;
+    // A finding built on facts from an earlier record may no longer hold either.
+    for (const auto& e : f->evidence) {
+      if (f->stale.empty() && !e.stale.empty()) f->stale = "built on stale facts: " + e.stale;
+    }
+    out.push_back(std::move(*f));
+  }
+  return out;
+}
+
+}  // namespace dossier

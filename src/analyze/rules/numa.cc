@@ -1,0 +1,76 @@
+// NUMA rules: GPUs whose NUMA node the kernel does not know on a machine that has several.
+#include "analyze/evidence.h"
+#include "analyze/pci_walk.h"
+#include "analyze/roles.h"
+#include "analyze/rule.h"
+
+namespace dossier {
+namespace {
+
+const Fact<int64_t>& NodeOf(const Machine& m, const PciDevice& d) {
+  for (const auto& g : m.gpus)
+    if (g.address == d.address && g.numa_node.known()) return g.numa_node;
+  return d.numa_node;
+}
+
+}  // namespace
+
+std::optional<Finding> RuleNumaGpuAffinityUnknown(const RuleContext& ctx) {
+  const Machine& m = ctx.m();
+  if (m.numa.nodes.size() < 2) return std::nullopt;
+  std::vector<const PciDevice*> unknown;
+  for (const PciDevice* g : GpuDevices(m)) {
+    const Fact<int64_t>& n = NodeOf(m, *g);
+    if (n.known() && *n < 0) unknown.push_back(g);
+  }
+  if (unknown.empty()) return std::nullopt;
+  bool guest = IsGuest(m);
+  Finding f;
+  f.title = std::to_string(m.numa.nodes.size()) + " NUMA nodes, but " +
+            std::to_string(unknown.size()) +
+            " GPU(s) at numa_node -1: threads and memory cannot be placed near them";
+  f.evidence.push_back(
+      Ev("NUMA nodes", std::to_string(m.numa.nodes.size()), "/sys/devices/system/node"));
+  for (const PciDevice* g : unknown)
+    f.evidence.push_back(Ev("GPU " + g->address + " numa_node", NodeOf(m, *g)));
+  if (const MachineView* host = HostOf(ctx)) {
+    std::vector<std::string> where;
+    for (const PciDevice* g : GpuDevices(host->machine)) {
+      const Fact<int64_t>& n = NodeOf(host->machine, *g);
+      where.push_back(g->address + " node " + FactText(n));
+    }
+    f.evidence.push_back(Ev("host " + host->machine.name + " GPU NUMA nodes", JoinList(where, 16),
+                            host->record.file.empty() ? "host record" : host->record.file));
+  }
+  f.explanation =
+      "Linux knows several NUMA nodes but not which one each GPU hangs off (numa_node -1). " +
+      std::string(guest ? "This is typical of a guest: the hypervisor describes no PCI-to-node "
+                          "locality (no _PXM for the virtual root ports). "
+                        : "The firmware gives no PCI locality (_PXM) for these devices. ") +
+      "NCCL, the CUDA runtime and the serving engine then cannot pin CPU threads and pinned host "
+      "buffers next to each GPU: host-staged copies and CPU work may cross the inter-socket link.";
+  if (guest) {
+    f.actions.push_back(
+        {"At boot, as root, write each GPU's node (taken from the host's topology) into sysfs: "
+         "`echo N > /sys/bus/pci/devices/ADDR/numa_node` per GPU, from a boot-time unit (a "
+         "systemd oneshot, or /etc/rc.local) that runs before the server starts",
+         "cat /sys/bus/pci/devices/" + unknown.front()->address +
+             "/numa_node; nvidia-smi topo -m   # NUMA Affinity column"});
+    f.actions.push_back(
+        {"Describe the guest's NUMA layout to NCCL with a topology file (a <cpu numaid=…> per "
+         "node with its GPUs' <pci busid=…> inside) named by NCCL_TOPO_FILE in the server's "
+         "environment",
+         "NCCL_DEBUG=INFO <server command> 2>&1 | grep -i topo"});
+  } else {
+    f.actions.push_back(
+        {"Update the BIOS, and check its NUMA settings (nodes per socket, ACPI SRAT) so the "
+         "firmware reports PCI locality",
+         "cat /sys/bus/pci/devices/" + unknown.front()->address + "/numa_node"});
+  }
+  f.not_helping = {
+      "numactl --cpunodebind on the whole server: without knowing each GPU's node it pins "
+      "every rank to the same node, right for some GPUs and wrong for the others."};
+  return f;
+}
+
+}  // namespace dossier

@@ -1,0 +1,409 @@
+// Every rule of the table on a machine that triggers it and on one that must not.
+#include <gtest/gtest.h>
+
+#include "../tests/model_builders.h"
+#include "analyze/p2p_status.h"
+#include "analyze/rule.h"
+
+namespace dossier {
+namespace {
+
+using testing::GpuDev;
+using testing::SeedGuest;
+using testing::SeedHost;
+using testing::SetAcs;
+using testing::SetLink;
+using testing::SwitchBox;
+using testing::ViewOf;
+
+const Finding* Find(const std::vector<Finding>& fs, const std::string& id) {
+  for (const auto& f : fs)
+    if (f.id == id) return &f;
+  return nullptr;
+}
+
+std::vector<Finding> RunOn(const View& v, size_t i = 0) {
+  return RunRules({v.machines[i], v, v.notes});
+}
+
+bool Fires(const View& v, const std::string& id, size_t i = 0) {
+  return Find(RunOn(v, i), id) != nullptr;
+}
+
+std::string AllActions(const Finding& f) {
+  std::string s;
+  for (const auto& a : f.actions) s += a.step + "\n" + a.verify + "\n";
+  return s;
+}
+
+PciDevice* Pci(Machine* m, const std::string& addr) {
+  for (auto& d : m->pci.devices)
+    if (d.address == addr) return &d;
+  return nullptr;
+}
+
+TEST(RuleTable, IdsAreUniqueAndEveryRowIsComplete) {
+  std::set<std::string> ids;
+  for (const auto& r : RuleTable()) {
+    EXPECT_TRUE(ids.insert(r.id).second) << r.id;
+    EXPECT_NE(std::string(r.what), "");
+    EXPECT_TRUE(std::string(r.severity) == kCritical || std::string(r.severity) == kWarning ||
+                std::string(r.severity) == kInfo);
+  }
+  for (const char* id : {"p2p.vm-isolated", "p2p.separate-root-complexes", "pcie.acs-redirect",
+                         "iommu.translated-p2p", "pcie.link-width-degraded", "pcie.link-speed-low",
+                         "vm.legacy-chipset", "pcie.bar-allocation-failed",
+                         "numa.gpu-affinity-unknown", "build.cuda-arch-mismatch", "gpu.p2p-not-ok",
+                         "p2p.bytes-corrupted", "p2p.below-expectation", "serve.below-target"})
+    EXPECT_TRUE(ids.count(id)) << id;
+}
+
+TEST(RuleVmIsolated, FiresOnTheSeedGuestAndSaysAcsCannotHelp) {
+  View v = ViewOf({SeedGuest(), SeedHost()});
+  auto fs = RunOn(v);
+  const Finding* f = Find(fs, "p2p.vm-isolated");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, kWarning);
+  EXPECT_NE(f->title.find("8 GPUs"), std::string::npos);
+  // The host is in the dossier with each GPU on its own root complex: said plainly.
+  EXPECT_NE(f->explanation.find("pve-host"), std::string::npos);
+  std::string nh;
+  for (const auto& s : f->not_helping) nh += s + "\n";
+  EXPECT_NE(nh.find("ACS inside the guest"), std::string::npos);
+  EXPECT_NE(nh.find("host BIOS"), std::string::npos);
+  std::string acts = AllActions(*f);
+  EXPECT_NE(acts.find("-set device.hostpci7.x-nv-gpudirect-clique=0"), std::string::npos);
+  EXPECT_NE(acts.find("NCCL_TOPO_FILE"), std::string::npos);
+  EXPECT_NE(acts.find("pipeline parallel"), std::string::npos);
+  EXPECT_NE(acts.find("bare metal"), std::string::npos);
+  for (const auto& a : f->actions) EXPECT_FALSE(a.verify.empty());
+  // Evidence carries provenance.
+  for (const auto& e : f->evidence) EXPECT_FALSE(e.source.empty()) << e.fact;
+}
+
+TEST(RuleVmIsolated, SilentOnBareMetalAndWhenTwoGuestGpusShareASwitch) {
+  EXPECT_FALSE(Fires(ViewOf({SwitchBox()}), "p2p.vm-isolated"));
+  Machine g = SeedGuest(2);
+  // Put both GPUs behind one virtual switch downstream port pair: P2P inside the guest is possible.
+  g.pci.devices.push_back(
+      testing::Dev("0000:00:1d.0", "0x1b36", "0x000c", "0x060400", "", "pci0000:00", "root_port"));
+  Pci(&g, "0000:00:1c.0")->parent = Known(std::string("0000:00:1d.0"), "x");
+  Pci(&g, "0000:00:1c.1")->parent = Known(std::string("0000:00:1d.0"), "x");
+  EXPECT_FALSE(Fires(ViewOf({g}), "p2p.vm-isolated"));
+  EXPECT_FALSE(Fires(ViewOf({SeedGuest(1)}), "p2p.vm-isolated"));
+}
+
+TEST(RuleSeparateRootComplexes, FiresOnTheSeedHostOnly) {
+  auto fs = RunOn(ViewOf({SeedHost()}));
+  const Finding* f = Find(fs, "p2p.separate-root-complexes");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, kInfo);
+  EXPECT_NE(f->explanation.find("vfio-pci"), std::string::npos);
+  EXPECT_FALSE(Fires(ViewOf({SwitchBox()}), "p2p.separate-root-complexes"));
+  EXPECT_FALSE(Fires(ViewOf({SeedGuest()}), "p2p.separate-root-complexes"));
+}
+
+TEST(RuleAcsRedirect, GivesTheSetpciCommandForEachRedirectingBridge) {
+  auto fs = RunOn(ViewOf({SwitchBox()}));
+  const Finding* f = Find(fs, "pcie.acs-redirect");
+  ASSERT_NE(f, nullptr);
+  std::string acts = AllActions(*f);
+  for (const char* port : {"0000:02:00.0", "0000:02:01.0", "0000:02:02.0"})
+    EXPECT_NE(acts.find(std::string("setpci -s ") + port + " ECAP_ACS+6.w=0000"), std::string::npos)
+        << port;
+  EXPECT_NE(acts.find("lost at the next reboot"), std::string::npos);
+  EXPECT_NE(acts.find("pci=disable_acs_redir=0000:02:00.0;0000:02:01.0;0000:02:02.0"),
+            std::string::npos);
+  EXPECT_NE(acts.find("BIOS"), std::string::npos);
+  EXPECT_NE(acts.find("systemd"), std::string::npos);
+  // The root port above the switch is not on the path below the common ancestor.
+  EXPECT_EQ(acts.find("setpci -s 0000:00:01.0"), std::string::npos);
+}
+
+TEST(RuleAcsRedirect, SilentWithoutRedirectAcrossRootComplexesAndInGuests) {
+  Machine m = SwitchBox();
+  for (auto& d : m.pci.devices)
+    if (d.acs.control.known()) SetAcs(&d, {"SV"});
+  EXPECT_FALSE(Fires(ViewOf({m}), "pcie.acs-redirect"));
+  // Root ports of the seed host redirect, but every GPU is on its own root complex.
+  EXPECT_FALSE(Fires(ViewOf({SeedHost()}), "pcie.acs-redirect"));
+  EXPECT_FALSE(Fires(ViewOf({SeedGuest()}), "pcie.acs-redirect"));
+  // ACS unreadable (not root): no finding rather than a guess.
+  Machine u = SwitchBox();
+  for (auto& d : u.pci.devices) d.acs.control.Unknown("needs root");
+  EXPECT_FALSE(Fires(ViewOf({u}), "pcie.acs-redirect"));
+}
+
+TEST(RuleAcsRedirect, FiresOnRootPortsOfOneRootComplex) {
+  // Two GPUs on two root ports of the same root complex (Threadripper-style, PHB).
+  Machine m;
+  m.name = "wrx90";
+  m.virtualization.guest = Known(false, "x");
+  for (const char* rp : {"0000:c0:01.1", "0000:c0:03.1"}) {
+    PciDevice p = testing::Dev(rp, "0x1022", "0x14ab", "0x060400", "", "pci0000:c0", "root_port");
+    SetAcs(&p, {"SV", "RR", "CR"});
+    m.pci.devices.push_back(p);
+  }
+  m.pci.devices.push_back(GpuDev("0000:c1:00.0", "0000:c0:01.1", "pci0000:c0", "nvidia"));
+  m.pci.devices.push_back(GpuDev("0000:c2:00.0", "0000:c0:03.1", "pci0000:c0", "nvidia"));
+  auto fs = RunOn(ViewOf({m}));
+  const Finding* f = Find(fs, "pcie.acs-redirect");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(AllActions(*f).find("setpci -s 0000:c0:03.1 ECAP_ACS+6.w=0000"), std::string::npos);
+}
+
+TEST(RuleIommuTranslated, FiresOnBareMetalWithDmaDomainsOnly) {
+  auto fs = RunOn(ViewOf({SwitchBox()}));
+  const Finding* f = Find(fs, "iommu.translated-p2p");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(AllActions(*f).find("iommu=pt"), std::string::npos);
+  EXPECT_NE(AllActions(*f).find("/sys/kernel/iommu_groups/5/type"), std::string::npos);
+  Machine pt = SwitchBox();
+  for (auto& g : pt.iommu.groups) g.type = Known(std::string("identity"), "x");
+  EXPECT_FALSE(Fires(ViewOf({pt}), "iommu.translated-p2p"));
+  // The seed host translates for its guests: that is the point of vfio-pci.
+  EXPECT_FALSE(Fires(ViewOf({SeedHost()}), "iommu.translated-p2p"));
+}
+
+TEST(RuleLinkWidth, FiresOnANarrowLinkButNotOnOneTheSlotLimits) {
+  Machine m = SwitchBox();
+  SetLink(Pci(&m, "0000:03:00.0"), 4, 8, 4, 16);
+  auto fs = RunOn(ViewOf({m}));
+  const Finding* f = Find(fs, "pcie.link-width-degraded");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, kWarning);
+  EXPECT_NE(f->title.find("x8 of x16 on 0000:03:00.0"), std::string::npos);
+  EXPECT_FALSE(Fires(ViewOf({SwitchBox()}), "pcie.link-width-degraded"));
+  // A x16 GPU in a slot wired x8: the link is as wide as the narrower end allows.
+  Machine s = SwitchBox();
+  SetLink(Pci(&s, "0000:03:00.0"), 4, 8, 4, 16);
+  SetLink(Pci(&s, "0000:02:00.0"), 4, 8, 4, 8);
+  EXPECT_FALSE(Fires(ViewOf({s}), "pcie.link-width-degraded"));
+}
+
+TEST(RuleLinkSpeed, IdleDowntrainingIsInfoWithARecheckUnderLoad) {
+  Machine m = SwitchBox();
+  SetLink(Pci(&m, "0000:04:00.0"), 1, 16, 4, 16);
+  auto fs = RunOn(ViewOf({m}));
+  const Finding* f = Find(fs, "pcie.link-speed-low");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, kInfo);
+  EXPECT_NE(f->explanation.find("idle"), std::string::npos);
+  EXPECT_NE(f->actions[0].verify.find("pcie.link.gen.current"), std::string::npos);
+  EXPECT_FALSE(Find(fs, "pcie.link-width-degraded"));
+  EXPECT_FALSE(Fires(ViewOf({SwitchBox()}), "pcie.link-speed-low"));
+}
+
+TEST(RuleLegacyChipset, FiresOnI440fxGuestsOnly) {
+  Machine g = SeedGuest(2);
+  g.virtualization.chipset = Known(std::string("i440fx"), "/sys/class/dmi/id/product_name");
+  auto fs = RunOn(ViewOf({g}));
+  const Finding* f = Find(fs, "vm.legacy-chipset");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(AllActions(*f).find("--machine q35"), std::string::npos);
+  EXPECT_FALSE(Fires(ViewOf({SeedGuest(2)}), "vm.legacy-chipset"));
+}
+
+TEST(RuleBarAllocation, FiresOnAGpuBarMessageOnly) {
+  Machine g = SeedGuest(2);
+  g.kernel_log.source = Known(std::string("/var/log/kern.log"), "/var/log/kern.log");
+  g.kernel_log.pci_problems.push_back(
+      {"0000:01:00.0", "pci 0000:01:00.0: BAR 1: no space for [mem size 0x2000000000 64bit pref]"});
+  auto fs = RunOn(ViewOf({g}));
+  const Finding* f = Find(fs, "pcie.bar-allocation-failed");
+  ASSERT_NE(f, nullptr);
+  std::string acts = AllActions(*f);
+  EXPECT_NE(acts.find("pci=realloc"), std::string::npos);
+  EXPECT_NE(acts.find("pci-hole64-size"), std::string::npos);
+  Machine b = SwitchBox();
+  b.kernel_log.pci_problems.push_back({"0000:05:00.0", "BAR 0: no space"});
+  EXPECT_FALSE(Fires(ViewOf({b}), "pcie.bar-allocation-failed"));
+  b.kernel_log.pci_problems.push_back({"0000:03:00.0", "BAR 1: failed to assign"});
+  auto fb = RunOn(ViewOf({b}));
+  ASSERT_NE(Find(fb, "pcie.bar-allocation-failed"), nullptr);
+  EXPECT_NE(AllActions(*Find(fb, "pcie.bar-allocation-failed")).find("Above 4G"),
+            std::string::npos);
+}
+
+TEST(RuleNumaAffinity, FiresOnAGuestWithTwoNodesAndGpusAtMinusOne) {
+  View v = ViewOf({SeedGuest(), SeedHost()});
+  auto fs = RunOn(v);
+  const Finding* f = Find(fs, "numa.gpu-affinity-unknown");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(AllActions(*f).find("/numa_node"), std::string::npos);
+  // The host's real layout is shown beside.
+  bool host_ev = false;
+  for (const auto& e : f->evidence) host_ev = host_ev || e.fact.find("host pve-host") == 0;
+  EXPECT_TRUE(host_ev);
+  Machine one = SeedGuest();
+  one.numa.nodes.pop_back();
+  EXPECT_FALSE(Fires(ViewOf({one}), "numa.gpu-affinity-unknown"));
+  EXPECT_FALSE(Fires(ViewOf({SeedHost()}), "numa.gpu-affinity-unknown"));
+}
+
+TEST(RuleCudaArch, TenPointZeroOnSm120Fires) {
+  auto fs = RunOn(ViewOf({SeedGuest(2)}));
+  const Finding* f = Find(fs, "build.cuda-arch-mismatch");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->title.find("12.0"), std::string::npos);
+  EXPECT_NE(AllActions(*f).find("TORCH_CUDA_ARCH_LIST=\"12.0\""), std::string::npos);
+  EXPECT_NE(AllActions(*f).find("sm_120"), std::string::npos);
+  for (const char* ok : {"12.0", "8.0;12.0", "9.0+PTX", "12.0a"}) {
+    Machine m = SeedGuest(2);
+    m.servers[0].env["TORCH_CUDA_ARCH_LIST"] = ok;
+    EXPECT_FALSE(Fires(ViewOf({m}), "build.cuda-arch-mismatch")) << ok;
+  }
+  Machine caller = SeedGuest(2);
+  caller.servers.clear();
+  caller.software.env["TORCH_CUDA_ARCH_LIST"] = "Hopper";
+  EXPECT_TRUE(Fires(ViewOf({caller}), "build.cuda-arch-mismatch"));
+  caller.software.env["TORCH_CUDA_ARCH_LIST"] = "not a list";
+  EXPECT_FALSE(Fires(ViewOf({caller}), "build.cuda-arch-mismatch"));
+}
+
+TEST(RuleP2pNotOk, FiresOnNsPairsAndNotWhenAllOk) {
+  Machine m = SeedGuest(2);
+  CodeMatrix ns = {{"X", "NS"}, {"NS", "X"}}, ok = {{"X", "OK"}, {"OK", "X"}};
+  auto f = P2pNotOkFrom(m, {&ns, &ns});
+  ASSERT_TRUE(f.has_value());
+  EXPECT_NE(f->title.find("2 GPU pair(s)"), std::string::npos);
+  EXPECT_NE(f->explanation.find("NS = not supported"), std::string::npos);
+  EXPECT_FALSE(P2pNotOkFrom(m, {&ok, &ok}).has_value());
+  EXPECT_FALSE(P2pNotOkFrom(m, {}).has_value());  // no NVML data: does not fire
+}
+
+// The accessor finds the NVML matrices in the shapes topology.p2p_status may take once the NVML
+// work adds it (a map keyed by capability, or a struct with read/write members).
+struct TopoWithMap {
+  std::map<std::string, CodeMatrix> p2p_status;
+};
+struct TopoWithStruct {
+  struct {
+    CodeMatrix read, write, nvlink;
+  } p2p_status;
+};
+struct TopoWithout {};
+
+TEST(RuleP2pNotOk, FindsTheMatricesInTheShapesTheModelMayUse) {
+  TopoWithMap a;
+  a.p2p_status["read"] = {{"X", "NS"}, {"NS", "X"}};
+  a.p2p_status["write"] = {{"X", "OK"}, {"OK", "X"}};
+  P2pStatusView va = p2p_status_detail::From(a);
+  ASSERT_NE(va.read, nullptr);
+  EXPECT_EQ((*va.read)[0][1], "NS");
+  TopoWithStruct b;
+  b.p2p_status.write = {{"X", "CNS"}, {"CNS", "X"}};
+  P2pStatusView vb = p2p_status_detail::From(b);
+  ASSERT_NE(vb.write, nullptr);
+  EXPECT_EQ((*vb.write)[1][0], "CNS");
+  EXPECT_EQ(p2p_status_detail::From(TopoWithout{}).read, nullptr);
+}
+
+P2pResult MakeResult(int64_t s, int64_t d, const char* mode, uint64_t size, const char* verdict,
+                     double gbps, double pct) {
+  P2pResult r;
+  r.src = s;
+  r.dst = d;
+  r.mode = mode;
+  r.size_bytes = size;
+  r.verdict = verdict;
+  r.gbps_median = Known(gbps, "p2p");
+  r.percent_of_limit = Known(pct, "p2p");
+  r.link_limit_gbps = Known(63.0, "p2p");
+  return r;
+}
+
+TEST(RuleP2pMeasurements, CorruptedIsCriticalAndStaleAfterAReboot) {
+  View v = ViewOf({SwitchBox()});
+  P2pMeasurement pm;
+  pm.time = "2026-12-01T10:00:00Z";
+  pm.boot_id = "33333333-switch-boot";
+  pm.results.push_back(MakeResult(0, 1, "uni-p2p", 16 << 20, "corrupted", 20, 30));
+  pm.results.back().detail = "first difference at byte 4096";
+  v.machines[0].p2p.push_back(pm);
+  auto fs = RunOn(v);
+  const Finding* f = Find(fs, "p2p.bytes-corrupted");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, kCritical);
+  EXPECT_TRUE(f->stale.empty());
+  EXPECT_NE(f->evidence[0].value.find("byte 4096"), std::string::npos);
+  v.machines[0].p2p[0].boot_id = "an-earlier-boot";
+  EXPECT_FALSE(Find(RunOn(v), "p2p.bytes-corrupted")->stale.empty());
+  v.machines[0].p2p[0].results[0].verdict = "ok";
+  EXPECT_FALSE(Fires(v, "p2p.bytes-corrupted"));
+}
+
+TEST(RuleP2pMeasurements, BelowExpectationAtLargeSizesOnly) {
+  View v = ViewOf({SwitchBox()});
+  P2pMeasurement pm;
+  pm.results.push_back(MakeResult(0, 1, "uni-p2p", 64 << 20, "ok", 12.0, 19.0));
+  v.machines[0].p2p.push_back(pm);
+  const auto fs = RunOn(v);
+  ASSERT_NE(Find(fs, "p2p.below-expectation"), nullptr);
+  EXPECT_NE(Find(fs, "p2p.below-expectation")->evidence[0].value.find("12.00 GB/s"),
+            std::string::npos);
+  v.machines[0].p2p[0].results[0] = MakeResult(0, 1, "uni-p2p", 64 << 20, "ok", 50, 80);
+  EXPECT_FALSE(Fires(v, "p2p.below-expectation"));
+  v.machines[0].p2p[0].results[0] = MakeResult(0, 1, "uni-p2p", 4096, "ok", 1, 2);
+  EXPECT_FALSE(Fires(v, "p2p.below-expectation"));
+}
+
+ServeRun MakeRun(int64_t conc, double total, double output) {
+  ServeRun r;
+  r.concurrency = Known(conc, "serve-bench");
+  r.total_tokens_per_s = total;
+  r.output_tokens_per_s = output;
+  return r;
+}
+
+TEST(RuleServeBelowTarget, ComparesTheRunAtTheTargetsConcurrency) {
+  View v = ViewOf({SeedGuest(2)});
+  v.notes.path = "dossier/notes.toml";
+  v.notes.targets.push_back({"total_tokens_per_s", ">=", 1000, 64, "", 7});
+  v.notes.targets.push_back({"single_stream_tokens_per_s", ">=", 100, 0, "", 12});
+  ServeMeasurement sm;
+  sm.time = "2026-12-01T12:00:00Z";
+  sm.endpoint = "http://127.0.0.1:30000";
+  sm.input_len = 1024;
+  sm.output_len = 256;
+  sm.runs = {MakeRun(1, 30, 11), MakeRun(64, 485, 300)};
+  v.machines[0].serve.push_back(sm);
+  auto fs = RunOn(v);
+  const Finding* f = Find(fs, "serve.below-target");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->title.find("2 target(s)"), std::string::npos);
+  EXPECT_NE(f->actions[0].verify.find("--concurrency 1,64"), std::string::npos);
+  bool measured = false;
+  for (const auto& e : f->evidence) measured = measured || e.value == "485.0";
+  EXPECT_TRUE(measured);
+  v.machines[0].serve[0].runs = {MakeRun(1, 300, 120), MakeRun(64, 1200, 800)};
+  EXPECT_FALSE(Fires(v, "serve.below-target"));
+  v.notes.targets.clear();
+  EXPECT_FALSE(Fires(v, "serve.below-target"));
+}
+
+TEST(RuleIommuGroupsChanged, FiresForPassedThroughDevices) {
+  View v = ViewOf({SeedHost(30)});
+  v.machines[0].changes.changes.push_back({"iommu-renumbered", "IOMMU group 20", "group 20",
+                                           "group 30",
+                                           "same members, new number: 0000:01:00.0, 0000:01:00.1"});
+  auto fs = RunOn(v);
+  const Finding* f = Find(fs, "iommu.groups-changed");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->actions[0].step.find("0000:01:00.0 iommugroup=30"), std::string::npos);
+  EXPECT_NE(f->actions[0].verify.find("/etc/pve/mapping/pci.cfg"), std::string::npos);
+  EXPECT_FALSE(Fires(ViewOf({SeedHost(30)}), "iommu.groups-changed"));
+}
+
+TEST(RuleEvidence, AFindingOnAStaleFactIsStale) {
+  Machine m = SwitchBox();
+  Pci(&m, "0000:02:00.0")->acs.control.stale = "seen in boot aaaa, before the latest reboot";
+  const Finding* f = nullptr;
+  auto fs = RunOn(ViewOf({m}));
+  f = Find(fs, "pcie.acs-redirect");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->stale.find("seen in boot aaaa"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace dossier

@@ -1,0 +1,124 @@
+// dossier diff: what changed between two collect records of a machine (default: its last two).
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "analyze/diff.h"
+#include "cli/parse.h"
+#include "model/json_io.h"
+#include "render/json_visit.h"
+#include "render/markdown.h"
+#include "store/history.h"
+#include "store/load_view.h"
+
+namespace dossier::cli {
+namespace {
+
+// A record named on the command line: its sequence number ("12"), file name or path.
+const Record* FindRecord(const std::vector<Record>& records, const std::string& ref) {
+  for (const auto& r : records) {
+    std::string base = r.file.substr(r.file.rfind('/') + 1);
+    if (r.file == ref || base == ref || std::to_string(r.sequence) == ref) return &r;
+    if (base.rfind(ref, 0) == 0 && ref.size() >= 6) return &r;  // "000012" prefix
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+int RunDiff(const std::vector<std::string>& args) {
+  CLI::App app(
+      "Compare two collect records of a machine (default: its last two): devices, IOMMU groups, "
+      "links, drivers, kernel command line, software, P2P status, findings.",
+      "dossier diff");
+  std::string dossier_dir = "dossier", format = "md", machine;
+  std::vector<std::string> refs;
+  app.add_option("records", refs, "two records: sequence number, file name or path (A B)")
+      ->expected(0, 2);
+  app.add_option("--machine", machine, "machine whose last two collects to compare");
+  app.add_option("--dossier", dossier_dir, "dossier directory")->capture_default_str();
+  app.add_option("--format", format, "md or json")
+      ->check(CLI::IsMember({"md", "json"}))
+      ->capture_default_str();
+  if (int rc = Parse(app, args); rc >= 0) return rc;
+  if (refs.size() == 1) {
+    std::fprintf(stderr, "dossier diff: give two records (A B), or none for the last two\n");
+    return kExitUsage;
+  }
+
+  DossierDir dir(dossier_dir);
+  std::vector<std::string> warnings;
+  auto records = dir.Load(&warnings);
+  if (!records) {
+    std::fprintf(stderr, "dossier diff: %s\n", records.error().message.c_str());
+    return kExitUsage;
+  }
+  for (const auto& w : warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+
+  const Record *a = nullptr, *b = nullptr;
+  if (refs.size() == 2) {
+    a = FindRecord(*records, refs[0]);
+    b = FindRecord(*records, refs[1]);
+    for (const auto& [r, ref] : {std::pair{a, refs[0]}, std::pair{b, refs[1]}}) {
+      if (!r || r->kind != "collect" || !r->doc.contains("machine")) {
+        std::fprintf(stderr, "dossier diff: '%s' is not a collect record in %s/records\n",
+                     ref.c_str(), dossier_dir.c_str());
+        return kExitUsage;
+      }
+    }
+    if (a->machine != b->machine)
+      std::fprintf(stderr, "dossier diff: note: comparing two machines (%s, %s)\n",
+                   a->machine.c_str(), b->machine.c_str());
+  } else {
+    if (machine.empty()) {
+      // The one machine with two collects or more; several: ask which.
+      std::vector<std::string> names;
+      for (const auto& r : *records) {
+        if (r.kind != "collect" || CollectsOf(*records, r.machine).size() < 2) continue;
+        if (std::find(names.begin(), names.end(), r.machine) == names.end())
+          names.push_back(r.machine);
+      }
+      if (names.size() != 1) {
+        std::string list;
+        for (const auto& n : names) list += " " + n;
+        std::fprintf(stderr,
+                     names.empty() ? "dossier diff: no machine has two collect records yet\n"
+                                   : "dossier diff: several machines; pick one with --machine:%s\n",
+                     list.c_str());
+        return kExitUsage;
+      }
+      machine = names[0];
+    }
+    auto collects = CollectsOf(*records, machine);
+    if (collects.size() < 2) {
+      std::fprintf(stderr, "dossier diff: machine '%s' has %zu collect record(s); need two\n",
+                   machine.c_str(), collects.size());
+      return kExitUsage;
+    }
+    a = collects[collects.size() - 2];
+    b = collects.back();
+  }
+
+  std::vector<std::string> w;
+  Machine ma = MachineFromJson(a->doc["machine"], &w);
+  Machine mb = MachineFromJson(b->doc["machine"], &w);
+  // The rest of the dossier (notes, a guest's host) is context for the findings on each side.
+  View context;
+  if (auto v = LoadView(dir); v) context = std::move(*v);
+  MachineDiff d = DiffRecords(ma, mb, context);
+  d.from = {a->file, a->time, ma.boot_id.value_or("")};
+  d.to = {b->file, b->time, mb.boot_id.value_or("")};
+
+  std::string text;
+  if (format == "json") {
+    nlohmann::json j = PlainToJson(d);
+    j["schema"] = kSchema;
+    text = j.dump(2) + "\n";
+  } else {
+    text = "# Changes of `" + d.machine + "`\n\n";
+    MdChanges(d, &text);
+  }
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  return kExitOk;
+}
+
+}  // namespace dossier::cli

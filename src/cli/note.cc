@@ -1,0 +1,300 @@
+// dossier note: edit the dossier's notes.toml — what only a person knows — without losing the
+// comments and layout a person gave it (store/notes_edit.h), or show it.
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "analyze/serve_metrics.h"
+#include "cli/parse.h"
+#include "render/json_visit.h"
+#include "store/dossier_dir.h"
+#include "store/notes_edit.h"
+#include "util/text.h"
+
+namespace dossier::cli {
+namespace {
+
+// "total_tokens_per_s >= 1000 at concurrency 64" -> a target; the error says what is wrong.
+Result<NoteTarget> ParseTarget(const std::string& expr) {
+  NoteTarget t;
+  size_t at = std::string::npos;
+  for (const char* op : {">=", "<=", ">", "<"}) {
+    at = expr.find(op);
+    if (at != std::string::npos) {
+      t.op = op;
+      break;
+    }
+  }
+  if (at == std::string::npos)
+    return Error::Invalid("'" + expr + "': expected METRIC >= VALUE [at concurrency N]");
+  t.metric = std::string(Trim(std::string_view(expr).substr(0, at)));
+  auto rest = SplitAny(std::string_view(expr).substr(at + t.op.size()), " ");
+  auto v = rest.empty() ? std::nullopt : ParseDouble(rest[0]);
+  if (!v) return Error::Invalid("'" + expr + "': the value after " + t.op + " is not a number");
+  t.value = *v;
+  if (rest.size() == 4 && rest[1] == "at" && rest[2] == "concurrency") {
+    auto c = ParseInt(rest[3]);
+    if (!c || *c < 1) return Error::Invalid("'" + expr + "': concurrency must be 1 or more");
+    t.concurrency = *c;
+  } else if (rest.size() != 1) {
+    return Error::Invalid("'" + expr + "': expected METRIC >= VALUE [at concurrency N]");
+  }
+  if (!IsServeMetric(t.metric)) {
+    std::string names;
+    for (const auto& n : ServeMetricNames()) names += " " + n;
+    return Error::Invalid("unknown metric '" + t.metric + "'; one of:" + names);
+  }
+  return t;
+}
+
+void Show(const Notes& n, const std::string& path) {
+  std::printf("# Notes (%s)\n\n", path.c_str());
+  std::printf("Goal: %s\n", n.goal.empty() ? "(none)" : n.goal.c_str());
+  for (const auto& t : n.targets) std::printf("  target: %s\n", TargetText(t).c_str());
+  if (!n.machines.empty()) std::printf("\nMachines:\n");
+  for (const auto& m : n.machines)
+    std::printf(
+        "  %s (%s%s%s): %s\n", m.name.c_str(), m.role.empty() ? "role not said" : m.role.c_str(),
+        m.reachable.empty() ? "" : ", reachable: ", m.reachable.c_str(), m.instructions.c_str());
+  if (!n.facts.empty()) std::printf("\nStated facts:\n");
+  for (const auto& f : n.facts)
+    std::printf("  %s = %s [%s]%s%s\n", f.name.c_str(), f.value.c_str(), f.status.c_str(),
+                f.machine.empty() ? "" : " on ", f.machine.c_str());
+  if (!n.tried.empty()) std::printf("\nTried:\n");
+  for (const auto& t : n.tried)
+    std::printf("  %s%s%s\n", t.what.c_str(), t.result.empty() ? "" : " -> ", t.result.c_str());
+  if (!n.next.empty()) std::printf("\nNext steps (number for 'dossier note done N'):\n");
+  for (size_t i = 0; i < n.next.size(); ++i) {
+    const auto& s = n.next[i];
+    std::printf(
+        "  %zu. %s%s%s%s%s\n", i + 1, s.done ? "[done] " : "", s.blocking ? "[blocking] " : "",
+        s.step.c_str(),
+        s.verify.empty() ? "" : "  (verify: ", s.verify.empty() ? "" : (s.verify + ")").c_str());
+  }
+  if (!n.files.empty()) std::printf("\nFiles:\n");
+  for (const auto& f : n.files)
+    std::printf("  %s%s%s %s\n", f.machine.empty() ? "" : f.machine.c_str(),
+                f.machine.empty() ? "" : ": ", f.path.c_str(), f.why.c_str());
+}
+
+// Everything the subcommands' options fill.
+struct NoteArgs {
+  std::string text, value, status, machine, note, result, verify, why, role, reachable,
+      instructions, guest_of, format = "md";
+  bool blocking = false;
+  size_t number = 0;
+};
+
+// One `dossier note` subcommand: its options, and the edit it makes. `what` says what was done.
+struct NoteSub {
+  const char* name;
+  const char* summary;
+  void (*options)(CLI::App* sub, NoteArgs* a);
+  Status (*apply)(NotesEditor* ed, const NoteArgs& a, std::string* what);
+};
+
+Status Goal(NotesEditor* ed, const NoteArgs& a, std::string* what) {
+  *what = "goal set";
+  return ed->SetGoal(a.text);
+}
+
+Status Target(NotesEditor* ed, const NoteArgs& a, std::string* what) {
+  auto t = ParseTarget(a.text);
+  if (!t) return t.error();
+  std::vector<NoteField> f = {{"metric", t->metric}, {"op", t->op}, {"value", t->value}};
+  if (t->concurrency > 0) f.push_back({"concurrency", t->concurrency});
+  if (!a.note.empty()) f.push_back({"note", a.note});
+  *what = "target added: " + TargetText(*t);
+  return ed->Append("target", f);
+}
+
+Status MachineNote(NotesEditor* ed, const NoteArgs& a, std::string* what) {
+  std::vector<NoteField> f;
+  if (!a.role.empty()) f.push_back({"role", a.role});
+  if (!a.reachable.empty()) f.push_back({"reachable", a.reachable == "yes"});
+  if (!a.instructions.empty()) f.push_back({"instructions", a.instructions});
+  if (!a.guest_of.empty()) f.push_back({"guest_of", a.guest_of});
+  const auto& ms = ed->notes().machines;
+  auto it =
+      std::find_if(ms.begin(), ms.end(), [&](const NoteMachine& m) { return m.name == a.text; });
+  if (it != ms.end()) {
+    *what = "machine " + a.text + " updated";
+    return ed->Update("machine", static_cast<size_t>(it - ms.begin()), f);
+  }
+  f.insert(f.begin(), {"name", a.text});
+  *what = "machine " + a.text + " added";
+  return ed->Append("machine", f);
+}
+
+Status FactNote(NotesEditor* ed, const NoteArgs& a, std::string* what) {
+  std::vector<NoteField> f = {{"value", a.value},
+                              {"status", a.status.empty() ? "unknown" : a.status},
+                              {"when", NowIso8601()}};
+  if (!a.note.empty()) f.push_back({"note", a.note});
+  // The same fact about the same machine is updated, not repeated.
+  const auto& fs = ed->notes().facts;
+  auto it = std::find_if(fs.begin(), fs.end(), [&](const NoteFact& x) {
+    return ToLower(x.name) == ToLower(a.text) && x.machine == a.machine;
+  });
+  if (it != fs.end()) {
+    *what = "fact " + a.text + " updated";
+    return ed->Update("fact", static_cast<size_t>(it - fs.begin()), f);
+  }
+  f.insert(f.begin(), {"name", a.text});
+  if (!a.machine.empty()) f.insert(f.begin() + 1, {"machine", a.machine});
+  *what = "fact " + a.text + " added";
+  return ed->Append("fact", f);
+}
+
+Status Tried(NotesEditor* ed, const NoteArgs& a, std::string* what) {
+  std::vector<NoteField> f = {{"what", a.text}};
+  if (!a.result.empty()) f.push_back({"result", a.result});
+  if (!a.machine.empty()) f.push_back({"machine", a.machine});
+  f.push_back({"when", NowIso8601()});
+  *what = "logged";
+  return ed->Append("tried", f);
+}
+
+Status Next(NotesEditor* ed, const NoteArgs& a, std::string* what) {
+  std::vector<NoteField> f = {{"do", a.text}};
+  if (!a.verify.empty()) f.push_back({"verify", a.verify});
+  if (!a.machine.empty()) f.push_back({"machine", a.machine});
+  f.push_back({"blocking", a.blocking});
+  if (!a.why.empty()) f.push_back({"why", a.why});
+  *what = "next step " + std::to_string(ed->notes().next.size() + 1) + " added";
+  return ed->Append("next", f);
+}
+
+Status Done(NotesEditor* ed, const NoteArgs& a, std::string* what) {
+  if (a.number == 0 || a.number > ed->notes().next.size())
+    return Error::Invalid("there are " + std::to_string(ed->notes().next.size()) +
+                          " next steps ('dossier note show' numbers them)");
+  *what = "step " + std::to_string(a.number) + " done";
+  return ed->Update("next", a.number - 1, {{"done", true}});
+}
+
+Status File(NotesEditor* ed, const NoteArgs& a, std::string* what) {
+  std::vector<NoteField> f = {{"path", a.text}};
+  if (!a.machine.empty()) f.push_back({"machine", a.machine});
+  if (!a.why.empty()) f.push_back({"why", a.why});
+  *what = "file added";
+  return ed->Append("file", f);
+}
+
+const std::vector<NoteSub>& NoteSubs() {
+  static const std::vector<NoteSub> kSubs = {
+      {"goal", "set the goal, in one sentence",
+       [](CLI::App* s, NoteArgs* a) { s->add_option("text", a->text, "the goal")->required(); },
+       Goal},
+      {"target", "add a target: \"total_tokens_per_s >= 1000 at concurrency 64\"",
+       [](CLI::App* s, NoteArgs* a) {
+         s->add_option("expr", a->text, "METRIC OP VALUE [at concurrency N]")->required();
+         s->add_option("--note", a->note, "why this number");
+       },
+       Target},
+      {"machine", "add or update a machine: role, reachability, how to work on it",
+       [](CLI::App* s, NoteArgs* a) {
+         s->add_option("name", a->text, "machine name (as collected)")->required();
+         s->add_option("--role", a->role, "guest | host | bare-metal | client")
+             ->check(CLI::IsMember({"guest", "host", "bare-metal", "client"}));
+         s->add_option("--reachable", a->reachable, "yes or no")
+             ->check(CLI::IsMember({"yes", "no"}));
+         s->add_option("--instructions", a->instructions,
+                       "how to work on it (\"commands on the host are run by a person and "
+                       "pasted back\")");
+         s->add_option("--guest-of", a->guest_of, "for a guest: its host's name");
+       },
+       MachineNote},
+      {"fact", "state a fact no probe can read (a BIOS setting), or update it",
+       [](CLI::App* s, NoteArgs* a) {
+         s->add_option("name", a->text, "what (\"ACS\", \"Above 4G decoding\")")->required();
+         s->add_option("value", a->value, "its value (\"disabled\")")->required();
+         s->add_option("--status", a->status, "confirmed | unknown | just-changed")
+             ->check(CLI::IsMember({"confirmed", "unknown", "just-changed"}));
+         s->add_option("--machine", a->machine, "which machine");
+         s->add_option("--note", a->note, "anything else");
+       },
+       FactNote},
+      {"tried", "log what was tried and what happened",
+       [](CLI::App* s, NoteArgs* a) {
+         s->add_option("what", a->text, "what was tried")->required();
+         s->add_option("--result", a->result, "what happened");
+         s->add_option("--machine", a->machine, "on which machine");
+       },
+       Tried},
+      {"next", "add a next step with the command that verifies it",
+       [](CLI::App* s, NoteArgs* a) {
+         s->add_option("do", a->text, "the step")->required();
+         s->add_option("--verify", a->verify, "the command that shows it worked");
+         s->add_flag("--blocking", a->blocking, "nothing else can go on until it is done");
+         s->add_option("--machine", a->machine, "on which machine");
+         s->add_option("--why", a->why, "why");
+       },
+       Next},
+      {"done", "mark next step N (as 'note show' numbers them) done",
+       [](CLI::App* s, NoteArgs* a) {
+         s->add_option("n", a->number, "step number")->required()->check(CLI::PositiveNumber);
+       },
+       Done},
+      {"file", "list a file that matters",
+       [](CLI::App* s, NoteArgs* a) {
+         s->add_option("path", a->text, "path on that machine")->required();
+         s->add_option("--machine", a->machine, "which machine");
+         s->add_option("--why", a->why, "what it holds");
+       },
+       File},
+  };
+  return kSubs;
+}
+
+}  // namespace
+
+int RunNote(const std::vector<std::string>& args) {
+  CLI::App app("Edit the dossier's notes (notes.toml), keeping a person's comments, or show them.",
+               "dossier note");
+  app.require_subcommand(1);
+  app.fallthrough();
+  std::string dossier_dir = "dossier";
+  app.add_option("--dossier", dossier_dir, "dossier directory")->capture_default_str();
+  NoteArgs a;
+  std::vector<std::pair<CLI::App*, const NoteSub*>> subs;
+  for (const auto& n : NoteSubs()) {
+    CLI::App* s = app.add_subcommand(n.name, n.summary);
+    n.options(s, &a);
+    subs.push_back({s, &n});
+  }
+  CLI::App* show = app.add_subcommand("show", "print the notes");
+  show->add_option("--format", a.format, "md or json")->check(CLI::IsMember({"md", "json"}));
+  if (int rc = Parse(app, args); rc >= 0) return rc;
+
+  DossierDir dir(dossier_dir);
+  auto ed = NotesEditor::Open(dir.notes_path());
+  if (!ed) {
+    std::fprintf(stderr, "dossier note: %s\n", ed.error().message.c_str());
+    return kExitUsage;
+  }
+  if (show->parsed()) {
+    if (a.format == "json") {
+      std::printf("%s\n", PlainToJson(ed->notes()).dump(2).c_str());
+    } else {
+      Show(ed->notes(), dir.notes_path());
+    }
+    return kExitOk;
+  }
+  for (const auto& [s, n] : subs) {
+    if (!s->parsed()) continue;
+    std::string what;
+    if (Status st = n->apply(&*ed, a, &what); !st) {
+      std::fprintf(stderr, "dossier note %s: %s\n", n->name, st.error().message.c_str());
+      return kExitUsage;
+    }
+    if (auto w = ed->Save(); !w) {
+      std::fprintf(stderr, "dossier note: cannot write %s: %s\n", dir.notes_path().c_str(),
+                   w.error().message.c_str());
+      return kExitFailure;
+    }
+    std::fprintf(stderr, "%s: %s\n", dir.notes_path().c_str(), what.c_str());
+  }
+  return kExitOk;
+}
+
+}  // namespace dossier::cli

@@ -1,0 +1,104 @@
+// dossier note end to end: edits keep a person's comments; a broken file is refused with its line.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "../tests/run_cli.h"
+#include "../tests/temp_dir.h"
+
+namespace dossier {
+namespace {
+
+using testing::RunCli;
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(NoteCommand, BuildsTheSeedStorysNotesAndKeepsComments) {
+  testing::TempDir t;
+  std::string d = "--dossier " + t.path() + "/dossier ";
+  ASSERT_EQ(RunCli("note " + d + "goal 'Serve GLM-5-NVFP4 on 8 GPUs'").code, 0);
+  // A person adds a comment by hand between two edits.
+  std::string path = t.path() + "/dossier/notes.toml";
+  std::string text = Slurp(path) + "# written by hand: keep me\n";
+  std::ofstream(path, std::ios::binary) << text;
+  EXPECT_EQ(RunCli("note " + d + "target 'total_tokens_per_s >= 1000 at concurrency 64'").code, 0);
+  EXPECT_EQ(RunCli("note " + d + "target 'single_stream_tokens_per_s >= 100'").code, 0);
+  EXPECT_EQ(RunCli("note " + d +
+                   "machine pve-host --role host --reachable no --instructions "
+                   "'commands on the host are run by a person and pasted back'")
+                .code,
+            0);
+  EXPECT_EQ(RunCli("note " + d + "machine pve-host --reachable yes").code, 0);
+  EXPECT_EQ(RunCli("note " + d + "fact ACS disabled --status just-changed --machine pve-host").code,
+            0);
+  EXPECT_EQ(RunCli("note " + d + "fact acs disabled --status confirmed --machine pve-host").code,
+            0);
+  EXPECT_EQ(
+      RunCli("note " + d + "tried 'disabled ACS in the BIOS' --result 'groups renumbered'").code,
+      0);
+  EXPECT_EQ(RunCli("note " + d +
+                   "next 'update the PCI mapping' --verify 'qm start 100' "
+                   "--blocking --machine pve-host")
+                .code,
+            0);
+  EXPECT_EQ(RunCli("note " + d + "done 1").code, 0);
+  EXPECT_EQ(RunCli("note " + d + "file /etc/pve/mapping/pci.cfg --machine pve-host").code, 0);
+  std::string after = Slurp(path);
+  EXPECT_NE(after.find("# written by hand: keep me\n"), std::string::npos);
+  EXPECT_NE(after.find("# Notes for this dossier"), std::string::npos);
+  auto show = RunCli("note " + d + "show --format json");
+  ASSERT_EQ(show.code, 0) << show.out;
+  auto j = nlohmann::json::parse(show.out);
+  EXPECT_EQ(j["goal"], "Serve GLM-5-NVFP4 on 8 GPUs");
+  EXPECT_EQ(j["targets"].size(), 2u);
+  EXPECT_EQ(j["targets"][0]["concurrency"], 64);
+  EXPECT_EQ(j["machines"].size(), 1u);
+  EXPECT_EQ(j["machines"][0]["reachable"], "yes");
+  ASSERT_EQ(j["facts"].size(), 1u);  // the second 'fact' updated the first
+  EXPECT_EQ(j["facts"][0]["status"], "confirmed");
+  EXPECT_EQ(j["next"][0]["done"], true);
+  EXPECT_EQ(j["next"][0]["blocking"], true);
+  EXPECT_EQ(j["files"][0]["path"], "/etc/pve/mapping/pci.cfg");
+  // The version before the last edit is kept.
+  EXPECT_EQ(Slurp(path + ".bak").find("/etc/pve/mapping/pci.cfg"), std::string::npos);
+}
+
+TEST(NoteCommand, ABrokenNotesFileIsAnErrorWithItsLineAndStaysAsItWas) {
+  testing::TempDir t;
+  const std::string broken = "[goal]\ntext = \"x\"\n[[next]]\ndo = 'a'\nblocking = yes\n";
+  t.Write("dossier/notes.toml", broken);
+  auto r = RunCli("note --dossier " + t.path() + "/dossier next 'another step'");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("notes.toml:5:"), std::string::npos) << r.out;
+  EXPECT_EQ(Slurp(t.path() + "/dossier/notes.toml"), broken);
+  // The report still renders, and says why the notes are missing.
+  auto rep = RunCli("report --dossier " + t.path() + "/dossier");
+  EXPECT_NE(rep.out.find("notes.toml:5:"), std::string::npos) << rep.out;
+}
+
+TEST(NoteCommand, BadTargetsAreUsageErrors) {
+  testing::TempDir t;
+  std::string d = "--dossier " + t.path() + "/dossier ";
+  auto r = RunCli("note " + d + "target 'tokens >= 1000'");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("unknown metric 'tokens'"), std::string::npos);
+  EXPECT_EQ(RunCli("note " + d + "target 'total_tokens_per_s >= lots'").code, 2);
+  EXPECT_EQ(RunCli("note " + d + "done 3").code, 2);
+}
+
+TEST(HelpCommand, ListsTheRules) {
+  auto r = RunCli("help rules");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_NE(r.out.find("pcie.acs-redirect"), std::string::npos);
+  EXPECT_NE(r.out.find("p2p.bytes-corrupted          critical"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace dossier

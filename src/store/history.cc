@@ -1,0 +1,114 @@
+#include "store/history.h"
+
+#include "analyze/diff.h"
+#include "analyze/stale.h"
+#include "model/json_io.h"
+
+namespace dossier {
+namespace {
+
+std::string Short(const std::string& boot) {
+  return boot.substr(0, 8);
+}
+
+std::string FileName(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// The newest boot a later record of the machine shows, with what showed it.
+struct LaterBoot {
+  std::string boot, what, time;
+};
+
+LaterBoot NewerBoot(const MachineView& mv, const std::vector<Record>& records,
+                    const std::string& collect_boot) {
+  LaterBoot out;
+  auto consider = [&](const std::string& boot, const std::string& time, const std::string& what) {
+    if (boot.empty() || boot == collect_boot || time <= mv.record.time || time <= out.time) return;
+    out = {boot, what, time};
+  };
+  for (const auto& p : mv.p2p) consider(p.boot_id, p.time, "a p2p measurement");
+  for (const auto& s : mv.serve) consider(s.boot_id, s.time, "a serving measurement");
+  for (const auto& r : records) {
+    if (r.machine != mv.machine.name || r.kind == "collect") continue;
+    auto b = r.doc.find("boot_id");
+    if (b != r.doc.end() && b->is_string())
+      consider(b->get<std::string>(), r.time, "a " + r.kind + " record");
+  }
+  return out;
+}
+
+// A fact the notes state as just changed on this machine after its newest collect (a BIOS
+// setting changed since): what was collected may no longer hold.
+const NoteFact* JustChangedAfter(const Notes& notes, const MachineView& mv) {
+  for (const auto& f : notes.facts) {
+    if (f.machine != mv.machine.name || f.status != "just-changed" || f.when.empty()) continue;
+    if (f.when > mv.record.time) return &f;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::vector<const Record*> CollectsOf(const std::vector<Record>& records,
+                                      const std::string& machine) {
+  std::vector<const Record*> out;
+  for (const auto& r : records)
+    if (r.kind == "collect" && r.machine == machine && r.doc.contains("machine")) out.push_back(&r);
+  return out;
+}
+
+void AttachHistory(const std::vector<Record>& records, View* view) {
+  for (auto& mv : view->machines) {
+    std::vector<const Record*> collects = CollectsOf(records, mv.machine.name);
+    if (collects.empty()) continue;
+    const std::string boot = mv.machine.boot_id.value_or("");
+
+    // Older collects, newest first, parsed once.
+    std::vector<std::pair<const Record*, Machine>> older;
+    for (auto it = collects.rbegin() + 1; it < collects.rend() && older.size() < kHistoryDepth;
+         ++it) {
+      std::vector<std::string> w;
+      older.emplace_back(*it, MachineFromJson((*it)->doc["machine"], &w));
+    }
+
+    // Changes since the previous boot: against the newest collect of another boot.
+    for (const auto& [rec, m] : older) {
+      std::string b = m.boot_id.value_or("");
+      if (b.empty() || boot.empty() || b == boot) continue;
+      mv.changes = DiffRecords(m, mv.machine, *view);
+      mv.changes.from = {rec->file, rec->time, b};
+      mv.changes.to = {mv.record.file, mv.record.time, boot};
+      break;
+    }
+
+    // Facts the newest collect could not read, from older ones.
+    for (const auto& [rec, m] : older) {
+      std::string b = m.boot_id.value_or("");
+      std::string why = !b.empty() && !boot.empty() && b != boot
+                            ? "seen in boot " + Short(b) + " (" + FileName(rec->file) +
+                                  "), before the latest reboot"
+                            : "from the older record " + FileName(rec->file) + " (" + rec->time +
+                                  "); the newest could not read it";
+      FillFromOlder(&mv.machine, m, why);
+    }
+
+    // A later record in another boot: this collect describes a boot that is over.
+    LaterBoot later = NewerBoot(mv, records, boot);
+    const NoteFact* changed = JustChangedAfter(view->notes, mv);
+    if (later.boot.empty() && changed) {
+      mv.stale = "the notes say " + changed->name + " just changed (" + changed->when +
+                 ", notes line " + std::to_string(changed->line) + ") after this collect (" +
+                 mv.record.time + "). Run 'dossier collect' again once the machine is back.";
+      MarkAllStale(&mv.machine, "collected before " + changed->name + " changed");
+    } else if (!later.boot.empty()) {
+      mv.stale = "collected in boot " + Short(boot) + " (" + mv.record.time + "); " + later.what +
+                 " at " + later.time + " ran in boot " + Short(later.boot) +
+                 ": the machine has rebooted since. Run 'dossier collect' again.";
+      MarkAllStale(&mv.machine, "collected in boot " + Short(boot) + ", before the latest reboot");
+    }
+  }
+}
+
+}  // namespace dossier

@@ -1,0 +1,158 @@
+// The view of a dossier with several records of a machine: changes since the previous boot,
+// facts taken from older records (stale), and a collect that predates the latest boot.
+#include "store/history.h"
+
+#include <gtest/gtest.h>
+
+#include "../tests/model_builders.h"
+#include "../tests/temp_dir.h"
+#include "model/json_io.h"
+#include "render/render.h"
+#include "store/load_view.h"
+
+namespace dossier {
+namespace {
+
+void AddCollect(const DossierDir& d, const Machine& m, const std::string& time) {
+  nlohmann::json doc = {{"kind", "collect"}, {"time", time}};
+  doc["machine"] = MachineToJson(m);
+  ASSERT_TRUE(d.Append(doc, m.name).ok());
+}
+
+Machine Boot(Machine m, const std::string& boot) {
+  m.boot_id = Known(boot, "/proc/sys/kernel/random/boot_id");
+  return m;
+}
+
+const Finding* Find(const MachineView& mv, const std::string& id) {
+  for (const auto& f : mv.findings)
+    if (f.id == id) return &f;
+  return nullptr;
+}
+
+TEST(History, ReportSaysWhatChangedSinceThePreviousBoot) {
+  testing::TempDir t;
+  DossierDir d(t.path() + "/dossier");
+  AddCollect(d, Boot(testing::SeedHost(20), "boot-a"), "2026-11-30T10:00:00Z");
+  AddCollect(d, Boot(testing::SeedHost(40), "boot-b"), "2026-12-01T10:00:00Z");
+  auto v = LoadView(d);
+  ASSERT_TRUE(v.ok()) << v.error().message;
+  ASSERT_EQ(v->machines.size(), 1u);
+  const MachineView& mv = v->machines[0];
+  EXPECT_TRUE(mv.changes.rebooted);
+  EXPECT_NE(mv.changes.from.file.find("000001-collect-pve-host.json"), std::string::npos);
+  size_t renumbered = 0;
+  for (const auto& c : mv.changes.changes) renumbered += c.kind == "iommu-renumbered";
+  EXPECT_EQ(renumbered, 8u);
+  // The rule turns it into the seed story's blocking step.
+  const Finding* f = Find(mv, "iommu.groups-changed");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->actions[0].step.find("0000:01:00.0 iommugroup=40"), std::string::npos);
+  std::string md = RenderMarkdown(*v);
+  EXPECT_NE(md.find("#### Changes since the previous boot"), std::string::npos);
+  EXPECT_NE(md.find("| iommu-renumbered | `IOMMU group 20` | group 20 | group 40 |"),
+            std::string::npos);
+  // Nothing is stale: the newest collect is of the newest boot.
+  EXPECT_TRUE(mv.stale.empty());
+}
+
+TEST(History, FactsTheNewestCollectCouldNotReadComeFromAnOlderOneMarkedStale) {
+  testing::TempDir t;
+  DossierDir d(t.path() + "/dossier");
+  Machine root = testing::SwitchBox();
+  Machine user = testing::SwitchBox();  // the same boot, collected without root
+  for (auto& dev : user.pci.devices)
+    if (dev.acs.control.known()) dev.acs.control.Unknown("needs root", "/sys/x/config");
+  AddCollect(d, root, "2026-12-01T10:00:00Z");
+  AddCollect(d, user, "2026-12-01T11:00:00Z");
+  auto v = LoadView(d);
+  ASSERT_TRUE(v.ok());
+  const PciDevice* port = v->machines[0].machine.FindPci("0000:02:00.0");
+  ASSERT_NE(port, nullptr);
+  ASSERT_TRUE(port->acs.control.known());
+  EXPECT_NE(port->acs.control.stale.find("from the older record 000001-collect-switchbox.json"),
+            std::string::npos)
+      << port->acs.control.stale;
+  EXPECT_NE(port->acs.control.stale.find("(needs root)"), std::string::npos);
+  // The finding built on it says so.
+  const Finding* f = Find(v->machines[0], "pcie.acs-redirect");
+  ASSERT_NE(f, nullptr);
+  EXPECT_FALSE(f->stale.empty());
+  EXPECT_NE(RenderMarkdown(*v).find("(stale: from the older record"), std::string::npos);
+  // No reboot in between: no "changes since the previous boot".
+  EXPECT_TRUE(v->machines[0].changes.from.file.empty());
+}
+
+TEST(History, FactsFromAnEarlierBootSaySo) {
+  testing::TempDir t;
+  DossierDir d(t.path() + "/dossier");
+  Machine user = Boot(testing::SwitchBox(), "boot-new");
+  for (auto& dev : user.pci.devices)
+    if (dev.acs.control.known()) dev.acs.control.Unknown("needs root");
+  AddCollect(d, Boot(testing::SwitchBox(), "boot-old"), "2026-12-01T10:00:00Z");
+  AddCollect(d, user, "2026-12-02T10:00:00Z");
+  auto v = LoadView(d);
+  ASSERT_TRUE(v.ok());
+  const PciDevice* port = v->machines[0].machine.FindPci("0000:02:01.0");
+  ASSERT_NE(port, nullptr);
+  EXPECT_EQ(port->acs.control.stale.rfind("seen in boot boot-old", 0), 0u)
+      << port->acs.control.stale;
+}
+
+TEST(History, ACollectOlderThanTheLatestBootIsStaleThroughout) {
+  testing::TempDir t;
+  DossierDir d(t.path() + "/dossier");
+  AddCollect(d, Boot(testing::SwitchBox(), "boot-a"), "2026-12-01T10:00:00Z");
+  // A later record of the same machine from another boot (an import, a measurement).
+  ASSERT_TRUE(d.Append({{"kind", "import"},
+                        {"time", "2026-12-02T09:00:00Z"},
+                        {"machine", "switchbox"},
+                        {"boot_id", "boot-b"}},
+                       "switchbox")
+                  .ok());
+  auto v = LoadView(d);
+  ASSERT_TRUE(v.ok());
+  const MachineView& mv = v->machines[0];
+  EXPECT_NE(mv.stale.find("rebooted since"), std::string::npos) << mv.stale;
+  EXPECT_NE(mv.machine.cpu.model.stale.find("before the latest reboot"), std::string::npos);
+  std::string md = RenderMarkdown(*v);
+  EXPECT_NE(md.find("> **Stale:** collected in boot boot-a"), std::string::npos);
+  std::string json = RenderJson(*v);
+  EXPECT_NE(json.find("\"stale\": \"collected in boot boot-a, before the latest reboot\""),
+            std::string::npos);
+}
+
+TEST(History, ASettingStatedAsJustChangedAfterTheCollectMakesItStale) {
+  testing::TempDir t;
+  DossierDir d(t.path() + "/dossier");
+  AddCollect(d, testing::SeedHost(), "2026-12-01T10:00:00Z");
+  t.Write("dossier/notes.toml",
+          "[[fact]]\nname = \"ACS\"\nvalue = \"disabled\"\nstatus = \"just-changed\"\n"
+          "machine = \"pve-host\"\nwhen = \"2026-12-01T12:00:00Z\"\n");
+  auto v = LoadView(d);
+  ASSERT_TRUE(v.ok());
+  EXPECT_NE(v->machines[0].stale.find("the notes say ACS just changed"), std::string::npos)
+      << v->machines[0].stale;
+  // Stated before the collect: the collect already shows the new state.
+  t.Write("dossier/notes.toml",
+          "[[fact]]\nname = \"ACS\"\nvalue = \"disabled\"\nstatus = \"just-changed\"\n"
+          "machine = \"pve-host\"\nwhen = \"2026-12-01T09:00:00Z\"\n");
+  v = LoadView(d);
+  ASSERT_TRUE(v.ok());
+  EXPECT_TRUE(v->machines[0].stale.empty());
+}
+
+TEST(History, ABrokenNotesFileIsAWarningWithItsLine) {
+  testing::TempDir t;
+  DossierDir d(t.path() + "/dossier");
+  AddCollect(d, testing::SwitchBox(), "2026-12-01T10:00:00Z");
+  t.Write("dossier/notes.toml", "[goal]\ntext = \"x\"\n\n[[next]]\nblocking = true\n");
+  auto v = LoadView(d);
+  ASSERT_TRUE(v.ok());
+  ASSERT_FALSE(v->warnings.empty());
+  EXPECT_NE(v->warnings.back().find("notes.toml:4:"), std::string::npos) << v->warnings.back();
+  EXPECT_NE(v->warnings.back().find("missing 'do'"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace dossier

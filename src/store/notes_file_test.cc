@@ -1,0 +1,144 @@
+#include "store/notes_file.h"
+
+#include <gtest/gtest.h>
+
+#include "../tests/temp_dir.h"
+
+namespace dossier {
+namespace {
+
+// The seed story's notes, as a person might write them.
+const char* const kSeedNotes = R"(# Notes for the GLM-5 deployment
+[goal]
+text = "Serve GLM-5-NVFP4 with SGLang on 8x RTX PRO 6000 Blackwell"
+
+[[target]]
+metric = "total_tokens_per_s"
+op = ">="
+value = 1000
+concurrency = 64
+
+[[target]]
+metric = "single_stream_tokens_per_s"
+op = ">="
+value = 100.0
+
+[[machine]]
+name = "glm-guest"
+role = "guest"
+reachable = true
+guest_of = "pve-host"
+instructions = "ssh root@guest; SGLang runs in tmux session 'sglang'"
+
+[[machine]]
+name = "pve-host"
+role = "host"
+reachable = false
+instructions = "No direct SSH: commands on the host are run by a person and pasted back"
+
+[[fact]]
+name = "ACS"
+value = "disabled"
+status = "just-changed"
+machine = "pve-host"
+
+[[fact]]
+name = "Above 4G decoding"
+value = true
+status = "confirmed"
+machine = "pve-host"
+
+[[tried]]
+what = "switched the VM from i440FX to Q35"
+result = "GPUs got PCIe capabilities; P2P still NS"
+when = 2026-11-30
+
+[[next]]
+do = "update /etc/pve/mapping/pci.cfg with the new IOMMU groups"
+verify = "qm start 100"
+blocking = true
+
+[[file]]
+machine = "glm-guest"
+path = "~/nccl_topo.xml"
+why = "NCCL topology file"
+)";
+
+TEST(NotesFile, ReadsTheSeedStorysNotes) {
+  auto n = ParseNotes(kSeedNotes, "dossier/notes.toml");
+  ASSERT_TRUE(n.ok()) << n.error().message;
+  EXPECT_EQ(n->goal, "Serve GLM-5-NVFP4 with SGLang on 8x RTX PRO 6000 Blackwell");
+  ASSERT_EQ(n->targets.size(), 2u);
+  EXPECT_EQ(n->targets[0].metric, "total_tokens_per_s");
+  EXPECT_EQ(n->targets[0].value, 1000);
+  EXPECT_EQ(n->targets[0].concurrency, 64);
+  EXPECT_EQ(n->targets[0].line, 5);
+  EXPECT_EQ(n->targets[1].concurrency, 0);
+  ASSERT_EQ(n->machines.size(), 2u);
+  EXPECT_EQ(n->machines[1].reachable, "no");
+  EXPECT_EQ(n->machines[0].guest_of, "pve-host");
+  ASSERT_EQ(n->facts.size(), 2u);
+  EXPECT_EQ(n->facts[0].status, "just-changed");
+  EXPECT_EQ(n->facts[1].value, "true");
+  ASSERT_EQ(n->tried.size(), 1u);
+  EXPECT_EQ(n->tried[0].when, "2026-11-30");
+  ASSERT_EQ(n->next.size(), 1u);
+  EXPECT_TRUE(n->next[0].blocking);
+  EXPECT_FALSE(n->next[0].done);
+  EXPECT_EQ(n->files[0].path, "~/nccl_topo.xml");
+}
+
+TEST(NotesFile, SyntaxErrorNamesFileLineAndColumn) {
+  auto n = ParseNotes("[goal]\ntext = \"ok\"\n\n[[next]]\ndo = \"unterminated\n", "n.toml");
+  ASSERT_FALSE(n.ok());
+  EXPECT_EQ(n.error().message.rfind("n.toml:5:", 0), 0u) << n.error().message;
+  EXPECT_NE(n.error().message.find("left as it is"), std::string::npos);
+}
+
+TEST(NotesFile, WrongTypesUnknownKeysAndMetricsAreErrorsWithTheirLine) {
+  struct Case {
+    const char* text;
+    const char* where;
+    const char* says;
+  } cases[] = {
+      {"[[next]]\ndo = \"x\"\nblocking = \"yes\"\n", "n.toml:3:", "true or false"},
+      {"[[nxt]]\ndo = \"x\"\n", "n.toml:1:", "unknown key 'nxt'"},
+      {"[[target]]\nmetric = \"tokens\"\nop = \">=\"\nvalue = 1\n",
+       "n.toml:2:", "unknown metric 'tokens'"},
+      {"[[target]]\nmetric = \"total_tokens_per_s\"\nop = \"=>\"\nvalue = 1\n",
+       "n.toml:3:", "expected one of"},
+      {"[[fact]]\nname = \"ACS\"\nstatus = \"changed\"\n", "n.toml:3:", "just-changed"},
+      {"[[tried]]\nresult = \"x\"\n", "n.toml:1:", "missing 'what'"},
+      {"goal = \"x\"\n", "n.toml:1:", "[goal] section"},
+  };
+  for (const auto& c : cases) {
+    auto n = ParseNotes(c.text, "n.toml");
+    ASSERT_FALSE(n.ok()) << c.text;
+    EXPECT_EQ(n.error().message.rfind(c.where, 0), 0u) << n.error().message;
+    EXPECT_NE(n.error().message.find(c.says), std::string::npos) << n.error().message;
+  }
+}
+
+TEST(NotesFile, BinaryAndHugeInputAreErrorsNotCrashes) {
+  std::string bin("\x00\xff\xfe[[next]]\x01", 12);
+  EXPECT_FALSE(ParseNotes(bin, "n.toml").ok());
+  std::string huge(kMaxNotesBytes + 1, '#');
+  auto n = ParseNotes(huge, "n.toml");
+  ASSERT_FALSE(n.ok());
+  EXPECT_EQ(n.error().kind, Error::kTooLarge);
+}
+
+TEST(NotesFile, AbsentFileIsEmptyNotes) {
+  testing::TempDir t;
+  auto n = ReadNotes(t.path() + "/notes.toml");
+  ASSERT_TRUE(n.ok());
+  EXPECT_TRUE(n->path.empty());
+  EXPECT_TRUE(n->targets.empty());
+  t.Write("notes.toml", kSeedNotes);
+  n = ReadNotes(t.path() + "/notes.toml");
+  ASSERT_TRUE(n.ok());
+  EXPECT_EQ(n->machines.size(), 2u);
+}
+
+}  // namespace
+}  // namespace dossier
