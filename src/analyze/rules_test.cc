@@ -8,6 +8,13 @@
 namespace dossier {
 namespace {
 
+PciProblem Problem(const std::string& addr, const std::string& msg) {
+  PciProblem p;
+  p.address.Set(addr, "test");
+  p.message = msg;
+  return p;
+}
+
 using testing::GpuDev;
 using testing::SeedGuest;
 using testing::SeedHost;
@@ -207,8 +214,8 @@ TEST(RuleLegacyChipset, FiresOnI440fxGuestsOnly) {
 TEST(RuleBarAllocation, FiresOnAGpuBarMessageOnly) {
   Machine g = SeedGuest(2);
   g.kernel_log.source = Known(std::string("/var/log/kern.log"), "/var/log/kern.log");
-  g.kernel_log.pci_problems.push_back(
-      {"0000:01:00.0", "pci 0000:01:00.0: BAR 1: no space for [mem size 0x2000000000 64bit pref]"});
+  g.kernel_log.pci_problems.push_back(Problem(
+      "0000:01:00.0", "pci 0000:01:00.0: BAR 1: no space for [mem size 0x2000000000 64bit pref]"));
   auto fs = RunOn(ViewOf({g}));
   const Finding* f = Find(fs, "pcie.bar-allocation-failed");
   ASSERT_NE(f, nullptr);
@@ -216,9 +223,9 @@ TEST(RuleBarAllocation, FiresOnAGpuBarMessageOnly) {
   EXPECT_NE(acts.find("pci=realloc"), std::string::npos);
   EXPECT_NE(acts.find("pci-hole64-size"), std::string::npos);
   Machine b = SwitchBox();
-  b.kernel_log.pci_problems.push_back({"0000:05:00.0", "BAR 0: no space"});
+  b.kernel_log.pci_problems.push_back(Problem("0000:05:00.0", "BAR 0: no space"));
   EXPECT_FALSE(Fires(ViewOf({b}), "pcie.bar-allocation-failed"));
-  b.kernel_log.pci_problems.push_back({"0000:03:00.0", "BAR 1: failed to assign"});
+  b.kernel_log.pci_problems.push_back(Problem("0000:03:00.0", "BAR 1: failed to assign"));
   auto fb = RunOn(ViewOf({b}));
   ASSERT_NE(Find(fb, "pcie.bar-allocation-failed"), nullptr);
   EXPECT_NE(AllActions(*Find(fb, "pcie.bar-allocation-failed")).find("Above 4G"),

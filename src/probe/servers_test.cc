@@ -249,7 +249,9 @@ TEST(Servers, NoSecretAnywhereInTheOutput) {
   Machine m = Collect(t, o);
   std::string json = MachineToJson(m).dump();
   View view;
-  view.machines.push_back({m, {}, {}, {}});
+  MachineView mv;
+  mv.machine = m;
+  view.machines.push_back(mv);
   std::string md = RenderMarkdown(view);
   for (const char* s : kSecrets) {
     EXPECT_EQ(json.find(s), std::string::npos) << s;

@@ -31,6 +31,10 @@ void MdMeasurements(const View& view, std::string* out) {
                md::Escape(s.small_latency.empty() ? "-" : s.small_latency)});
       }
       *out += t.Render() + "\n";
+      // The newest sweep in full: tables per size, the pair matrix, the verdicts.
+      *out += "Latest p2p sweep in detail:\n\n";
+      MdP2p(mv, out);
+      *out += "\n";
     }
     if (!serve.empty()) {
       md::Table t({"serve-bench run", "load", "total tok/s", "output tok/s", "TTFT median ms",

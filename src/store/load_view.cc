@@ -3,6 +3,7 @@
 #include <map>
 
 #include "analyze/analyze.h"
+#include "measure/p2p/record.h"
 #include "model/json_io.h"
 #include "store/history.h"
 #include "store/notes_file.h"
@@ -31,6 +32,7 @@ View ViewFromRecords(const std::vector<Record>& records, std::vector<std::string
     mv.machine = MachineFromJson(r.doc["machine"], &w);
     for (auto& s : w) warnings.push_back(r.file + ": " + s);
     mv.record = {r.file, r.kind, r.time, r.doc.value("tool", "")};
+    mv.p2p = p2p::P2pFromRecords(records, name, &warnings);
     view.machines.push_back(std::move(mv));
   }
   view.warnings = std::move(warnings);

@@ -115,9 +115,9 @@ std::optional<Finding> RulePcieBarAllocationFailed(const RuleContext& ctx) {
   std::vector<const PciProblem*> hits;
   for (const auto& pr : m.kernel_log.pci_problems) {
     bool gpu = false;
-    for (const PciDevice* g : gpus) gpu = gpu || pr.address == g->address;
+    for (const PciDevice* g : gpus) gpu = gpu || pr.address.value_or("") == g->address;
     // NVRM names its BAR complaints without a PCI address in the kernel's prefix.
-    bool nvrm = pr.address.empty() && pr.message.find("NVRM") != std::string::npos &&
+    bool nvrm = !pr.address.known() && pr.message.find("NVRM") != std::string::npos &&
                 pr.message.find("BAR") != std::string::npos;
     if (gpu || nvrm) hits.push_back(&pr);
   }
@@ -127,17 +127,16 @@ std::optional<Finding> RulePcieBarAllocationFailed(const RuleContext& ctx) {
             " message(s) in the kernel log)";
   std::string src = m.kernel_log.source.value_or("kernel log");
   for (size_t i = 0; i < hits.size() && i < 8; ++i) {
-    f.evidence.push_back(
-        Ev(hits[i]->address.empty() ? "kernel log" : hits[i]->address, hits[i]->message, src));
+    f.evidence.push_back(Ev(hits[i]->address.value_or("kernel log"), hits[i]->message, src));
   }
   f.explanation =
       "A GPU's BARs are the windows through which the CPU and peers reach its memory; BAR1 of a "
       "large GPU spans tens of GB and must sit in 64-bit address space. When the firmware leaves "
       "too small a window, the kernel cannot place it: the driver fails to start on that GPU or "
       "works with a shrunken BAR1, and P2P into that GPU is impossible.";
-  std::string target = !hits.front()->address.empty() ? hits.front()->address
-                       : !gpus.empty()                ? gpus.front()->address
-                                                      : "ADDR";
+  std::string target = hits.front()->address.known() ? *hits.front()->address
+                       : !gpus.empty()               ? gpus.front()->address
+                                                     : "ADDR";
   bool guest = IsGuest(m);
   if (guest) {
     f.actions.push_back(
