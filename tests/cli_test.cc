@@ -290,3 +290,69 @@ INSTANTIATE_TEST_SUITE_P(Trees, JsonContract, ::testing::ValuesIn(testing::Fixtu
 
 }  // namespace
 }  // namespace dossier
+
+// --- the seed story end to end: host before and after the ACS change, the guest, the notes
+// -----------------------------------------------------------------------------------------
+
+namespace dossier {
+namespace {
+
+// Runs dossier with the words of `args` split on spaces (no word here holds one).
+ProcessResult Dossier(const std::string& args) {
+  std::vector<std::string> argv = {DOSSIER_BINARY};
+  std::istringstream in(args);
+  for (std::string w; in >> w;) argv.push_back(w);
+  return RunProcess(argv);
+}
+
+TEST(GoldenSeedStory, ReportWithNotesAndTheDiffAfterTheAcsChange) {
+  TempDir t;
+  const std::string d = t.path() + "/dossier";
+  ASSERT_EQ(Dossier("collect -q --machine pve-host --dossier " + d + " --root " +
+                    FixtureTree("seed-host-before-acs"))
+                .exit_code,
+            0);
+  ASSERT_EQ(Dossier("collect -q --machine pve-host --dossier " + d + " --root " +
+                    FixtureTree("seed-host"))
+                .exit_code,
+            0);
+  ASSERT_EQ(
+      Dossier("collect -q --machine guest --dossier " + d + " --root " + FixtureTree("seed-guest"))
+          .exit_code,
+      0);
+  fs::copy_file(std::string(DOSSIER_SOURCE_DIR) + "/tests/fixtures/notes/seed-story.toml",
+                d + "/notes.toml");
+
+  // The diff names every GPU whose IOMMU group moved, from which group to which.
+  ProcessResult diff = Dossier("diff --machine pve-host --dossier " + d);
+  ASSERT_EQ(diff.exit_code, 0) << diff.out;
+  for (const char* gpu : {"0000:01:00.0", "0000:11:00.0", "0000:81:00.0", "0000:f1:00.0"})
+    EXPECT_NE(diff.out.find(gpu), std::string::npos) << gpu << "\n" << diff.out;
+  EXPECT_NE(diff.out.find("44"), std::string::npos) << diff.out;  // f1:00.0 was in group 44
+  ExpectMatchesGolden("seed-story-diff.md", Normalize(diff.out, d));
+
+  ProcessResult md = Dossier("report --dossier " + d);
+  ASSERT_EQ(md.exit_code, 0) << md.out + md.err;
+  // The handoff order, the targets, the stated facts and the findings the story needed.
+  size_t last = 0;
+  for (const char* h : {"## Goal", "## Instructions", "## Discoveries", "## Measurements",
+                        "## Findings", "## Accomplished", "## Next steps", "## Relevant files"}) {
+    size_t at = md.out.find(h);
+    ASSERT_NE(at, std::string::npos) << h;
+    EXPECT_GT(at, last) << h << " out of order";
+    last = at;
+  }
+  EXPECT_NE(md.out.find("1000"), std::string::npos);
+  EXPECT_NE(md.out.find("pasted back"), std::string::npos);
+  EXPECT_NE(md.out.find("**just changed**"), std::string::npos);
+  EXPECT_NE(md.out.find("p2p.vm-isolated"), std::string::npos);
+  EXPECT_NE(md.out.find("p2p.separate-root-complexes"), std::string::npos);
+  ExpectMatchesGolden("seed-story-report.md", Normalize(md.out, d));
+
+  ProcessResult js = Dossier("report --format json --dossier " + d);
+  ASSERT_EQ(js.exit_code, 0) << js.err;
+  ExpectMatchesGolden("seed-story-report.json", Normalize(js.out, d));
+}
+
+}  // namespace
+}  // namespace dossier
