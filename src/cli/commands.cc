@@ -38,6 +38,9 @@ const std::vector<Command>& Commands() {
        RunCollect},
       {"report", "render the dossier: the latest view of every machine (--format md|json)",
        RunReport},
+      {"serve-bench",
+       "measure an OpenAI-compatible endpoint (TTFT, ITL, TPOT, throughput) into the dossier",
+       RunServeBench},
       {"help", "list the commands, or 'help probes' / 'help formats'", RunHelp},
       {"version", "print the version", RunVersion},
   };
