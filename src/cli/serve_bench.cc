@@ -216,7 +216,10 @@ int RunServeBench(const std::vector<std::string>& args) {
   if (!quiet && ::isatty(2)) std::fprintf(stderr, "\r\033[K");
   if (!result) {
     std::fprintf(stderr, "dossier serve-bench: %s\n", result.error().message.c_str());
-    return result.error().kind == Error::kInvalid ? kExitUsage : kExitFailure;
+    // Options or a dataset that cannot be used are bad input; a server that does not answer is a
+    // failed run.
+    Error::Kind k = result.error().kind;
+    return k == Error::kInvalid || k == Error::kNotFound ? kExitUsage : kExitFailure;
   }
   ServeMeasurement& m = *result;
 

@@ -6,7 +6,6 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
-#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -15,7 +14,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <queue>
-#include <unordered_map>
+#include <random>
 
 namespace dossier::testing {
 namespace {
@@ -74,6 +73,7 @@ struct Conn {
   ServedRequest rec;
   bool chat = false, include_usage = false;
   int64_t total = 0, next_token = 0, due_ns = 0;
+  std::string token_event;  // "data: {…}\n\n" of an ordinary token, built once per stream
 };
 
 }  // namespace
@@ -84,43 +84,40 @@ class StandinServer::Loop {
 
   void Run() {
     ep_ = ::epoll_create1(EPOLL_CLOEXEC);
-    tfd_ = ::timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
     Watch(s_->listen_fd_, EPOLLIN);
     Watch(s_->stop_fd_, EPOLLIN);
-    Watch(tfd_, EPOLLIN);
     const int64_t end = NowNs() + static_cast<int64_t>(cfg_.lifetime_s * 1e9);
     epoll_event evs[512];
     bool stop = false;
     while (!stop) {
       int64_t now = NowNs();
       if (now >= end) break;
-      int timeout_ms = static_cast<int>(std::min<int64_t>((end - now) / 1000000 + 1, 1000));
-      int n = ::epoll_wait(ep_, evs, 512, timeout_ms);
+      // Sleep until the next token is due (nanosecond timeout: no timerfd to re-arm per token,
+      // which would double the system calls per token).
+      int64_t wake = std::min(end, now + 1000000000);
+      if (!heap_.empty()) wake = std::min(wake, heap_.top().due);
+      int64_t wait = std::max<int64_t>(0, wake - now);
+      timespec ts{static_cast<time_t>(wait / 1000000000), static_cast<long>(wait % 1000000000)};
+      int n = ::epoll_pwait2(ep_, evs, 512, &ts, nullptr);
       for (int i = 0; i < n; ++i) {
         int fd = evs[i].data.fd;
         if (fd == s_->stop_fd_) {
           stop = true;
         } else if (fd == s_->listen_fd_) {
           AcceptAll();
-        } else if (fd == tfd_) {
-          uint64_t ticks;
-          while (::read(tfd_, &ticks, sizeof ticks) > 0) {
-          }
-          armed_ns_ = -1;
-          FireTimers();
         } else {
           OnConnEvent(fd, evs[i].events);
         }
       }
       FireTimers();
-      Arm();
       graveyard_.clear();
     }
     std::vector<int> fds;
-    for (auto& [fd, c] : conns_) fds.push_back(fd);
-    for (int fd : fds) Close(conns_[fd].get());
+    for (auto& c : conns_) {
+      if (c) fds.push_back(c->fd);
+    }
+    for (int fd : fds) Close(conns_[static_cast<size_t>(fd)].get());
     graveyard_.clear();
-    ::close(tfd_);
     ::close(ep_);
   }
 
@@ -142,15 +139,15 @@ class StandinServer::Loop {
       c->fd = fd;
       c->gen = next_gen_++;
       Watch(fd, EPOLLIN | EPOLLRDHUP);
-      conns_[fd] = std::move(c);
+      if (conns_.size() <= static_cast<size_t>(fd)) conns_.resize(static_cast<size_t>(fd) + 1);
+      conns_[static_cast<size_t>(fd)] = std::move(c);
       s_->accepted_.fetch_add(1);
     }
   }
 
   void OnConnEvent(int fd, uint32_t events) {
-    auto it = conns_.find(fd);
-    if (it == conns_.end()) return;
-    Conn* c = it->second.get();
+    Conn* c = Find(fd);
+    if (!c) return;
     if (events & EPOLLOUT) {
       if (!Flush(c)) return;
     }
@@ -291,8 +288,14 @@ class StandinServer::Loop {
     if (chat) {  // vLLM and SGLang open a chat stream with the role and no content
       AppendChunk(&out, "data: " + Chunk(c, "", false, true) + "\n\n");
     }
+    c->token_event = "data: " + Chunk(c, " tok", false) + "\n\n";
+    c->rec.token_sent_ns.reserve(static_cast<size_t>(c->total));
     if (!Send(c, out)) return;
     c->due_ns = c->rec.received_ns + static_cast<int64_t>(cfg_.ttft_ms * 1e6);
+    if (cfg_.ttft_jitter_ms > 0) {
+      std::uniform_int_distribution<int64_t> jitter(0, static_cast<int64_t>(cfg_.ttft_jitter_ms * 1e6));
+      c->due_ns += jitter(rng_);
+    }
     heap_.push({c->due_ns, c->fd, c->gen});
   }
 
@@ -320,19 +323,10 @@ class StandinServer::Loop {
     while (!heap_.empty() && heap_.top().due <= now) {
       Timer t = heap_.top();
       heap_.pop();
-      auto it = conns_.find(t.fd);
-      if (it == conns_.end() || it->second->gen != t.gen) continue;  // closed meanwhile
-      SendToken(it->second.get());
+      Conn* c = Find(t.fd);
+      if (!c || c->gen != t.gen) continue;  // closed meanwhile
+      SendToken(c);
     }
-  }
-
-  void Arm() {
-    if (heap_.empty() || heap_.top().due == armed_ns_) return;
-    armed_ns_ = heap_.top().due;
-    itimerspec its{};
-    its.it_value.tv_sec = armed_ns_ / 1000000000;
-    its.it_value.tv_nsec = armed_ns_ % 1000000000;
-    ::timerfd_settime(tfd_, TFD_TIMER_ABSTIME, &its, nullptr);
   }
 
   void SendToken(Conn* c) {
@@ -340,7 +334,8 @@ class StandinServer::Loop {
     Fault f = c->rec.fault;
     bool at_fault = i == cfg_.fault_after_tokens;
     if (f == Fault::kCutStream && at_fault) return Close(c);
-    std::string out;
+    std::string& out = scratch_;  // reused: no allocation per token
+    out.clear();
     if (f == Fault::kBadJson && at_fault) {
       AppendChunk(&out, "data: {\"choices\": [{\"text\": \"oops\"\n\n");
       if (!Send(c, out)) return;
@@ -355,30 +350,34 @@ class StandinServer::Loop {
       return EndStream(c, out);
     }
     bool last = i + 1 >= c->total;
-    std::string payload = "data: " + Chunk(c, " tok", last) + "\n\n";
-    if (last) {
-      if (c->include_usage && f != Fault::kNoUsage) {
-        payload += "data: {\"id\":\"cmpl-" + c->rec.request_id +
-                   "\",\"object\":\"text_completion\",\"created\":" + std::to_string(kCreated) +
-                   ",\"model\":\"" + cfg_.model + "\",\"choices\":[],\"usage\":{\"prompt_tokens\":" +
-                   std::to_string(c->rec.prompt_words) +
-                   ",\"completion_tokens\":" + std::to_string(c->total) +
-                   ",\"total_tokens\":" + std::to_string(c->rec.prompt_words + c->total) + "}}\n\n";
-      }
-      payload += "data: [DONE]\n\n";
+    if (!last) {
+      AppendChunk(&out, c->token_event);
+      c->rec.token_sent_ns.push_back(NowNs());
+      s_->tokens_sent_.fetch_add(1, std::memory_order_relaxed);
+      if (!Send(c, out)) return;
+      c->next_token = i + 1;
+      c->due_ns += static_cast<int64_t>(cfg_.itl_ms * 1e6);
+      heap_.push({c->due_ns, c->fd, c->gen});
+      return;
     }
+    // The last token carries the finish reason; usage (when asked for) and [DONE] follow in the
+    // same write, as vLLM sends them.
+    std::string payload = "data: " + Chunk(c, " tok", true) + "\n\n";
+    if (c->include_usage && f != Fault::kNoUsage) {
+      payload += "data: {\"id\":\"cmpl-" + c->rec.request_id +
+                 "\",\"object\":\"text_completion\",\"created\":" + std::to_string(kCreated) +
+                 ",\"model\":\"" + cfg_.model + "\",\"choices\":[],\"usage\":{\"prompt_tokens\":" +
+                 std::to_string(c->rec.prompt_words) +
+                 ",\"completion_tokens\":" + std::to_string(c->total) +
+                 ",\"total_tokens\":" + std::to_string(c->rec.prompt_words + c->total) + "}}\n\n";
+    }
+    payload += "data: [DONE]\n\n";
     AppendChunk(&out, payload);
+    out += "0\r\n\r\n";
     c->rec.token_sent_ns.push_back(NowNs());
     s_->tokens_sent_.fetch_add(1, std::memory_order_relaxed);
-    if (last) {
-      c->rec.completed = true;
-      out += "0\r\n\r\n";
-      return EndStream(c, out);
-    }
-    if (!Send(c, out)) return;
-    c->next_token = i + 1;
-    c->due_ns += static_cast<int64_t>(cfg_.itl_ms * 1e6);
-    heap_.push({c->due_ns, c->fd, c->gen});
+    c->rec.completed = true;
+    EndStream(c, out);
   }
 
   void EndStream(Conn* c, const std::string& out) {
@@ -462,18 +461,22 @@ class StandinServer::Loop {
     c->dead = true;
     ::epoll_ctl(ep_, EPOLL_CTL_DEL, c->fd, nullptr);
     ::close(c->fd);
-    auto it = conns_.find(c->fd);
-    graveyard_.push_back(std::move(it->second));
-    conns_.erase(it);
+    graveyard_.push_back(std::move(conns_[static_cast<size_t>(c->fd)]));
   }
 
   StandinServer* s_;
   const StandinConfig& cfg_;
-  int ep_ = -1, tfd_ = -1;
-  int64_t armed_ns_ = -1;
+  int ep_ = -1;
   uint64_t next_gen_ = 1;
   int64_t posts_ = 0;
-  std::unordered_map<int, std::unique_ptr<Conn>> conns_;
+  std::mt19937_64 rng_{12345};
+  Conn* Find(int fd) {
+    return fd >= 0 && static_cast<size_t>(fd) < conns_.size() ? conns_[static_cast<size_t>(fd)].get()
+                                                               : nullptr;
+  }
+
+  std::vector<std::unique_ptr<Conn>> conns_;  // by fd
+  std::string scratch_;
   std::vector<std::unique_ptr<Conn>> graveyard_;
   std::priority_queue<Timer, std::vector<Timer>, std::greater<Timer>> heap_;
 };

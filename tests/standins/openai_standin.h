@@ -5,7 +5,7 @@
 // It records, per request, when it received it and when it wrote each token (steady clock, so the
 // client's measurements can be checked against what the server really did).
 //
-// Hand-written on epoll + timerfd, one thread, because the tests need exact control of when each
+// Hand-written on epoll, one thread, because the tests need exact control of when each
 // byte is written and of how a stream breaks; cpp-httplib's server (the Debian build) runs an
 // 8-thread pool with a listen backlog of 5, which neither holds 1,024 streams nor times tokens.
 // Loopback only; it stops by itself after `lifetime_s`.
@@ -34,6 +34,9 @@ enum class Fault {
 
 struct StandinConfig {
   double ttft_ms = 10;      // request received -> first content token written
+  // Adds a uniform random 0..ttft_jitter_ms to each request's TTFT (seeded), which spreads the
+  // token times of streams started together (else every stream's token is due at one instant).
+  double ttft_jitter_ms = 0;
   double itl_ms = 2;        // between content tokens
   int64_t output_len = 0;   // tokens per answer; 0: the request's max_tokens (16 if absent)
   Fault fault = Fault::kNone;

@@ -17,24 +17,30 @@ class Tracker : public StreamClient::Sink {
  public:
   explicit Tracker(double timeout_s) : timeout_s_(timeout_s) {}
 
-  // Returns the body to send, held until the request ends.
-  std::string_view Begin(int64_t id, int64_t start_ns, LoadItem item) {
-    Slot& s = slots_[id];
-    s.trace = std::make_unique<RequestTrace>(id, start_ns, item.prompt_tokens, timeout_s_);
-    s.body = std::move(item.body);
-    return s.body;
+  struct Slot {
+    RequestTrace trace;
+    std::string body;
+  };
+
+  // The request's state, held until it ends (the body too: curl sends it from there).
+  Slot* Begin(int64_t id, int64_t start_ns, LoadItem item) {
+    auto slot = std::make_unique<Slot>(
+        Slot{RequestTrace(id, start_ns, item.prompt_tokens, timeout_s_), std::move(item.body)});
+    Slot* s = slot.get();
+    slots_[id] = std::move(slot);
+    return s;
   }
-  bool OnBody(int64_t id, int64_t now_ns, long status, std::string_view bytes) override {
-    RequestTrace* t = slots_.at(id).trace.get();
-    int64_t before = t->content_events();
-    bool go_on = t->OnBody(now_ns, status, bytes);
-    output_events_ += t->content_events() - before;
+  bool OnBody(int64_t, void* user, int64_t now_ns, long status, std::string_view bytes) override {
+    RequestTrace& t = static_cast<Slot*>(user)->trace;
+    int64_t before = t.content_events();
+    bool go_on = t.OnBody(now_ns, status, bytes);
+    output_events_ += t.content_events() - before;
     return go_on;
   }
-  void OnEnd(int64_t id, int64_t now_ns, long status, const TransferEnd& end) override {
-    auto it = slots_.find(id);
-    RequestResult r = it->second.trace->Finish(now_ns, status, end);
-    slots_.erase(it);
+  void OnEnd(int64_t id, void* user, int64_t now_ns, long status,
+             const TransferEnd& end) override {
+    RequestResult r = static_cast<Slot*>(user)->trace.Finish(now_ns, status, end);
+    slots_.erase(id);
     if (r.ok) {
       ++completed_;
       consecutive_failures_ = 0;
@@ -51,11 +57,7 @@ class Tracker : public StreamClient::Sink {
   std::string last_failure_;
 
  private:
-  struct Slot {
-    std::unique_ptr<RequestTrace> trace;
-    std::string body;
-  };
-  std::unordered_map<int64_t, Slot> slots_;
+  std::unordered_map<int64_t, std::unique_ptr<Slot>> slots_;
   double timeout_s_;
 };
 
@@ -133,8 +135,8 @@ Result<LoadOutcome> RunLoad(const LoadSpec& spec, const ItemSource& items,
       while (next < n && static_cast<int64_t>(client.active()) < cap &&
              (!open_loop || start + offsets[static_cast<size_t>(next)] <= NowNs())) {
         LoadItem item = items(next);
-        std::string_view body = tracker.Begin(next, NowNs(), std::move(item));
-        client.Start(next, spec.url, body);
+        Tracker::Slot* slot = tracker.Begin(next, NowNs(), std::move(item));
+        client.Start(next, slot, spec.url, slot->body);
         ++next;
       }
       if (open_loop && next < n) wake = std::min(wake, start + offsets[static_cast<size_t>(next)]);
@@ -145,19 +147,21 @@ Result<LoadOutcome> RunLoad(const LoadSpec& spec, const ItemSource& items,
     wake = std::min(wake, hard_end);
     client.Poll(wake);
     now = NowNs();
-    if (progress && now >= next_progress) {
-      LoadProgress p;
-      p.completed = tracker.completed_;
-      p.failed = tracker.failed_;
-      p.in_flight = static_cast<int64_t>(client.active());
-      p.elapsed_s = static_cast<double>(now - start) / 1e9;
-      // Events per second over the last interval: what the server is doing now.
-      p.output_events_per_s = static_cast<double>(tracker.output_events_ - last_events) * 1e9 /
-                              static_cast<double>(std::max<int64_t>(1, now - last_progress_ns));
+    if (now >= next_progress) {
+      next_progress = now + kSecond;  // also without a callback: it bounds the wait above
+      if (progress) {
+        LoadProgress p;
+        p.completed = tracker.completed_;
+        p.failed = tracker.failed_;
+        p.in_flight = static_cast<int64_t>(client.active());
+        p.elapsed_s = static_cast<double>(now - start) / 1e9;
+        // Events per second over the last interval: what the server is doing now.
+        p.output_events_per_s = static_cast<double>(tracker.output_events_ - last_events) * 1e9 /
+                                static_cast<double>(std::max<int64_t>(1, now - last_progress_ns));
+        progress(p);
+      }
       last_events = tracker.output_events_;
       last_progress_ns = now;
-      progress(p);
-      next_progress = now + kSecond;
     }
   }
   out.results = std::move(tracker.results_);

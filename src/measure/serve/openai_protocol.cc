@@ -16,11 +16,19 @@ constexpr size_t kMaxDepth = 64;
 
 // Reads one chunk with nlohmann's SAX interface: no document is built, so the per-event cost
 // stays at a scan of the bytes (the client decodes up to 100,000 events per second on one core).
+// Reused from event to event (Reset), so its buffers are allocated once.
 class ChunkSax {
  public:
   using string_t = json::string_t;
 
-  explicit ChunkSax(StreamEvent* out) : out_(out) {}
+  void Reset(StreamEvent* out) {
+    out_ = out;
+    frames_.clear();
+    saw_root_object_ = saw_error_object_ = error_ = false;
+    error_message_.clear();
+    root_message_.clear();
+    why_.clear();
+  }
 
   bool null() { return true; }
   bool boolean(bool) { return true; }
@@ -32,7 +40,7 @@ class ChunkSax {
   bool binary(json::binary_t&) { return true; }
   bool string(string_t& s) {
     Frame f = frames_.empty() ? Frame::kOther : frames_.back();
-    const std::string& k = keys_.empty() ? kNone : keys_.back();
+    const std::string& k = frames_.empty() ? kNone : Key();
     if (f == Frame::kChoice) {
       if (k == "text" && !s.empty()) out_->content = true;
       if (k == "finish_reason" && !s.empty()) out_->finished = true;
@@ -59,7 +67,7 @@ class ChunkSax {
   bool end_object() { return Pop(); }
   bool end_array() { return Pop(); }
   bool key(string_t& k) {
-    if (!keys_.empty()) keys_.back() = k;
+    if (!frames_.empty()) Key() = k;
     return true;
   }
   bool parse_error(size_t position, const std::string&, const nlohmann::detail::exception&) {
@@ -86,8 +94,8 @@ class ChunkSax {
  private:
   bool Integer(int64_t v) {
     if (!frames_.empty() && frames_.back() == Frame::kUsage) {
-      if (keys_.back() == "prompt_tokens") out_->prompt_tokens = v;
-      if (keys_.back() == "completion_tokens") out_->completion_tokens = v;
+      if (Key() == "prompt_tokens") out_->prompt_tokens = v;
+      if (Key() == "completion_tokens") out_->completion_tokens = v;
     }
     return true;
   }
@@ -105,7 +113,7 @@ class ChunkSax {
       }
     } else {
       Frame f = frames_.back();
-      const std::string& k = keys_.back();
+      const std::string& k = Key();
       if (f == Frame::kRoot && frames_.size() == 1) {
         if (!object && k == "choices") child = Frame::kChoices;
         if (object && k == "usage") child = Frame::kUsage;
@@ -120,21 +128,22 @@ class ChunkSax {
       }
     }
     frames_.push_back(child);
-    keys_.emplace_back();
+    if (keys_.size() < frames_.size()) keys_.emplace_back();
+    Key().clear();
     return true;
   }
   bool Pop() {
-    if (!frames_.empty()) {
-      frames_.pop_back();
-      keys_.pop_back();
-    }
+    if (!frames_.empty()) frames_.pop_back();
     return true;
   }
+  // The current key of the innermost open object ("" in arrays). keys_ only grows, so the
+  // strings keep their capacity across events.
+  std::string& Key() { return keys_[frames_.size() - 1]; }
 
   static inline const std::string kNone;
-  StreamEvent* out_;
+  StreamEvent* out_ = nullptr;
   std::vector<Frame> frames_;
-  std::vector<std::string> keys_;  // the current key of each open object ("" in arrays)
+  std::vector<std::string> keys_;
   bool saw_root_object_ = false, saw_error_object_ = false, error_ = false;
   std::string error_message_, root_message_, why_;
 };
@@ -175,7 +184,8 @@ StreamEvent DecodeEvent(std::string_view data) {
     ev.kind = StreamEvent::kDone;
     return ev;
   }
-  ChunkSax sax(&ev);
+  thread_local ChunkSax sax;
+  sax.Reset(&ev);
   bool parsed = json::sax_parse(trimmed.begin(), trimmed.end(), &sax);
   sax.Finish(parsed);
   return ev;

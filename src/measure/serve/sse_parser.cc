@@ -7,6 +7,14 @@ namespace {
 
 constexpr char kBom[] = "\xEF\xBB\xBF";
 
+// The next CR or LF at or after i (string_view::find_first_of calls memchr once per byte).
+size_t FindLineEnd(std::string_view s, size_t i) {
+  for (; i < s.size(); ++i) {
+    if (s[i] == '\n' || s[i] == '\r') return i;
+  }
+  return std::string_view::npos;
+}
+
 }  // namespace
 
 bool SseParser::FeedImpl(std::string_view bytes) {
@@ -34,7 +42,7 @@ bool SseParser::FeedImpl(std::string_view bytes) {
       skip_lf_ = false;
     }
     while (i < s.size()) {
-      size_t j = s.find_first_of("\r\n", i);
+      size_t j = FindLineEnd(s, i);
       if (j == std::string_view::npos) {
         if (line_.size() + data_.size() + (s.size() - i) > max_event_bytes_) {
           Fail("an event longer than " + std::to_string(max_event_bytes_) + " bytes");

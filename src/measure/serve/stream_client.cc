@@ -75,6 +75,7 @@ struct StreamClient::Transfer {
   StreamClient* client = nullptr;
   CURL* easy = nullptr;
   int64_t id = 0;
+  void* user = nullptr;
   long status = 0;
   bool active = false;
   std::string id_header;
@@ -124,7 +125,7 @@ Status StreamClient::Init() {
   return OkStatus();
 }
 
-void StreamClient::Start(int64_t id, const std::string& url, std::string_view body) {
+void StreamClient::Start(int64_t id, void* user, const std::string& url, std::string_view body) {
   Transfer* t;
   if (!free_.empty()) {
     t = free_.back();
@@ -148,6 +149,7 @@ void StreamClient::Start(int64_t id, const std::string& url, std::string_view bo
     curl_easy_setopt(e, CURLOPT_POST, 1L);
   }
   t->id = id;
+  t->user = user;
   t->status = 0;
   t->errbuf[0] = '\0';
   t->id_header = "X-Request-Id: " + options_.request_id_prefix + std::to_string(id);
@@ -192,7 +194,9 @@ size_t StreamClient::OnWrite(char* data, size_t size, size_t n, void* userp) {
   auto* t = static_cast<Transfer*>(userp);
   size_t len = size * n;
   if (t->status == 0) curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &t->status);
-  return t->client->sink_->OnBody(t->id, now, t->status, std::string_view(data, len)) ? len : 0;
+  return t->client->sink_->OnBody(t->id, t->user, now, t->status, std::string_view(data, len))
+             ? len
+             : 0;
 }
 
 void StreamClient::Drive(curl_socket_t s, int events) {
@@ -241,8 +245,9 @@ void StreamClient::ReapFinished() {
     TransferEnd end = MapEnd(rc, t->errbuf, os_errno);
     int64_t now = NowNs();
     int64_t id = t->id;
+    void* user = t->user;
     Release(t);
-    sink_->OnEnd(id, now, status, end);
+    sink_->OnEnd(id, user, now, status, end);
   }
 }
 
@@ -258,7 +263,7 @@ void StreamClient::CancelAll() {
   for (Transfer* t : all_) {
     if (!t->active) continue;
     Release(t);
-    sink_->OnEnd(t->id, NowNs(), t->status, end);
+    sink_->OnEnd(t->id, t->user, NowNs(), t->status, end);
   }
 }
 

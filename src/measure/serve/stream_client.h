@@ -34,10 +34,13 @@ class StreamClient {
   class Sink {
    public:
     virtual ~Sink() = default;
-    // Response body bytes of request `id`; false stops the transfer.
-    virtual bool OnBody(int64_t id, int64_t now_ns, long status, std::string_view bytes) = 0;
-    // The transfer ended (always called once per Start, except after Cancel).
-    virtual void OnEnd(int64_t id, int64_t now_ns, long status, const TransferEnd& end) = 0;
+    // Response body bytes of request `id` (with the `user` pointer given to Start, so the sink
+    // finds its state without a lookup per chunk); false stops the transfer.
+    virtual bool OnBody(int64_t id, void* user, int64_t now_ns, long status,
+                        std::string_view bytes) = 0;
+    // The transfer ended (called once per Start; with kCancelled after CancelAll).
+    virtual void OnEnd(int64_t id, void* user, int64_t now_ns, long status,
+                       const TransferEnd& end) = 0;
   };
 
   StreamClient(ClientOptions options, Sink* sink);
@@ -50,7 +53,7 @@ class StreamClient {
 
   // Sends a POST of `body` (which must outlive the transfer) to `url`. The request starts
   // connecting at once.
-  void Start(int64_t id, const std::string& url, std::string_view body);
+  void Start(int64_t id, void* user, const std::string& url, std::string_view body);
 
   // Waits for bytes or curl's timers until `deadline_ns` at the latest, then handles what is
   // ready (Sink callbacks run inside). Returns early when something happened.
