@@ -77,9 +77,9 @@ void BM_ServeClient(benchmark::State& state) {
     spec.num_prompts = streams * rounds;
     std::vector<LoadItem> items;
     for (const Prompt& p : RandomPrompts(64, 32, cfg.output_len, 1)) {
-      items.push_back({BuildRequestBody(Api::kCompletions,
-                                        {"standin-model", p.text, cfg.output_len, true}),
-                       32});
+      items.push_back(
+          {BuildRequestBody(Api::kCompletions, {"standin-model", p.text, cfg.output_len, true}),
+           32});
     }
     double cpu0 = CpuSeconds(RUSAGE_THREAD), all0 = CpuSeconds(RUSAGE_SELF);
     auto out = RunLoad(spec, Cycle(items), {}, nullptr);
@@ -114,9 +114,10 @@ void BM_ServeClient(benchmark::State& state) {
         late.push_back(static_cast<double>(s.token_sent_ns[i] - due) / 1e6);
         due += static_cast<int64_t>(cfg.itl_ms * 1e6);
         if (i > 0) {
-          itl_err.push_back(std::abs(static_cast<double>((r.token_ns[i] - r.token_ns[i - 1]) -
-                                                         (s.token_sent_ns[i] - s.token_sent_ns[i - 1])) /
-                                     1e6));
+          itl_err.push_back(
+              std::abs(static_cast<double>((r.token_ns[i] - r.token_ns[i - 1]) -
+                                           (s.token_sent_ns[i] - s.token_sent_ns[i - 1])) /
+                       1e6));
         }
       }
     }
@@ -133,7 +134,8 @@ void BM_ServeClient(benchmark::State& state) {
     state.counters["delivery_med_ms"] = Quantile(delivery, 0.5);
     state.counters["delivery_p99_ms"] = Quantile(delivery, 0.99);
     state.counters["client_cpu_s"] = cpu;
-    state.counters["client_cpu_ms_per_1k"] = tokens > 0 ? cpu * 1e3 / static_cast<double>(tokens) * 1e3 : -1;
+    state.counters["client_cpu_ms_per_1k"] =
+        tokens > 0 ? cpu * 1e3 / static_cast<double>(tokens) * 1e3 : -1;
     state.counters["server_cpu_ms_per_1k"] =
         tokens > 0 ? server_cpu * 1e3 / static_cast<double>(tokens) * 1e3 : -1;
     state.counters["server_late_med_ms"] = Quantile(late, 0.5);

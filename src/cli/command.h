@@ -25,6 +25,7 @@ int Main(int argc, char** argv);
 
 int RunCollect(const std::vector<std::string>& args);  // collect.cc
 int RunReport(const std::vector<std::string>& args);   // report.cc
+
 int RunServeBench(const std::vector<std::string>& args);  // serve_bench.cc
 
 }  // namespace dossier::cli

@@ -49,7 +49,8 @@ Result<std::vector<int64_t>> ParseLevels(const std::string& text) {
   for (std::string_view w : SplitAny(text, ", ")) {
     auto v = ParseInt(w);
     if (!v || *v < 1 || *v > 100000) {
-      return Error::Invalid("--concurrency: '" + Printable(w) + "' is not a count from 1 to 100000");
+      return Error::Invalid("--concurrency: '" + Printable(w) +
+                            "' is not a count from 1 to 100000");
     }
     out.push_back(*v);
   }

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -35,10 +36,11 @@ std::string Slurp(const std::string& path) {
   return ss.str();
 }
 
-// Runs the dossier binary with args (and extra environment), stdout and stderr to files;
-// sends SIGINT after sigint_after_ms when that is >= 0.
+// Runs the dossier binary with args (and extra environment), stdout and stderr to files; when
+// interrupt_when is given, sends SIGINT once it returns true (polled every 10 ms).
 Ran RunDossier(const testing::TempDir& dir, std::vector<std::string> args,
-               std::vector<std::string> env = {}, int sigint_after_ms = -1) {
+               std::vector<std::string> env = {},
+               const std::function<bool()>& interrupt_when = {}) {
   std::string out = dir.path() + "/stdout", err = dir.path() + "/stderr";
   pid_t pid = ::fork();
   if (pid == 0) {
@@ -53,8 +55,10 @@ Ran RunDossier(const testing::TempDir& dir, std::vector<std::string> args,
     ::execv(DOSSIER_BINARY, argv.data());
     ::_exit(127);
   }
-  if (sigint_after_ms >= 0) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(sigint_after_ms));
+  if (interrupt_when) {
+    for (int i = 0; i < 1000 && !interrupt_when(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
     ::kill(pid, SIGINT);
   }
   int status = 0;
@@ -89,11 +93,12 @@ TEST(ServeBenchCli, JsonRunsAndARecordWithoutTheKey) {
   ASSERT_TRUE(server.Start());
   testing::TempDir dir;
   std::string dossier = dir.path() + "/dossier";
-  Ran r = RunDossier(dir,
-                     {"serve-bench", server.base_url() + "/v1", "--concurrency", "1,3",
-                      "--num-prompts", "4", "--input-len", "16", "--output-len", "5", "--format",
-                      "json", "--dossier", dossier, "--machine", "gpu-box", "--slo", "ttft_ms=2000"},
-                     {std::string("DOSSIER_API_KEY=") + kKey});
+  Ran r =
+      RunDossier(dir,
+                 {"serve-bench", server.base_url() + "/v1", "--concurrency", "1,3", "--num-prompts",
+                  "4", "--input-len", "16", "--output-len", "5", "--format", "json", "--dossier",
+                  dossier, "--machine", "gpu-box", "--slo", "ttft_ms=2000"},
+                 {std::string("DOSSIER_API_KEY=") + kKey});
   ASSERT_EQ(r.code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["model"], "standin-model");
@@ -161,8 +166,9 @@ TEST(ServeBenchCli, UrlCredentialsAreRedacted) {
   ASSERT_TRUE(server.Start());
   testing::TempDir dir;
   std::string url = "http://bob:hunter2pass@127.0.0.1:" + std::to_string(server.port());
-  Ran r = RunDossier(dir, {"serve-bench", url, "--concurrency", "1", "--num-prompts", "1",
-                           "--input-len", "4", "--output-len", "2", "--dossier", dir.path() + "/d"});
+  Ran r =
+      RunDossier(dir, {"serve-bench", url, "--concurrency", "1", "--num-prompts", "1",
+                       "--input-len", "4", "--output-len", "2", "--dossier", dir.path() + "/d"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out.find("hunter2pass"), std::string::npos);
   EXPECT_EQ(r.err.find("hunter2pass"), std::string::npos);
@@ -180,7 +186,9 @@ TEST(ServeBenchCli, CtrlCPrintsAndStoresWhatWasMeasured) {
                      {"serve-bench", server.base_url(), "--model", "standin-model", "--concurrency",
                       "4", "--num-prompts", "100000", "--input-len", "4", "--output-len", "10",
                       "--format", "json", "--dossier", dossier, "-q"},
-                     {std::string("OPENAI_API_KEY=") + kKey}, 500);
+                     {std::string("OPENAI_API_KEY=") + kKey},
+                     // Once requests flow (the handler is installed before the first is sent).
+                     [&] { return server.Served().size() >= 8; });
   EXPECT_EQ(r.code, 1) << r.err;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["interrupted"], true);

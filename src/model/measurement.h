@@ -83,7 +83,7 @@ struct ServeRun {
   Fact<int64_t> max_concurrency;  // open loop: the cap on requests in flight, when given
   int64_t completed = 0, failed = 0;
   std::map<std::string, int64_t> failures;  // reason -> count
-  int64_t cancelled = 0;  // in flight when the run ended (Ctrl-C, time bound): neither count
+  int64_t cancelled = 0;      // in flight when the run ended (Ctrl-C, time bound): neither count
   std::string stopped_early;  // why fewer requests were sent than planned, if so
   double duration_s = 0;
   int64_t input_tokens = 0, output_tokens = 0;

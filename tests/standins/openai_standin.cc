@@ -268,9 +268,10 @@ class StandinServer::Loop {
     c->include_usage = j.contains("stream_options") && j["stream_options"].is_object() &&
                        j["stream_options"].value("include_usage", false);
     if (rec.fault == Fault::kHttp500) {
-      SendSimple(c, 500, "Internal Server Error",
-                 R"({"error":{"message":"stand-in fault: internal error","type":"InternalServerError","code":500}})",
-                 close);
+      SendSimple(
+          c, 500, "Internal Server Error",
+          R"({"error":{"message":"stand-in fault: internal error","type":"InternalServerError","code":500}})",
+          close);
       s_->Record(std::move(rec));
       return;
     }
@@ -293,7 +294,8 @@ class StandinServer::Loop {
     if (!Send(c, out)) return;
     c->due_ns = c->rec.received_ns + static_cast<int64_t>(cfg_.ttft_ms * 1e6);
     if (cfg_.ttft_jitter_ms > 0) {
-      std::uniform_int_distribution<int64_t> jitter(0, static_cast<int64_t>(cfg_.ttft_jitter_ms * 1e6));
+      std::uniform_int_distribution<int64_t> jitter(
+          0, static_cast<int64_t>(cfg_.ttft_jitter_ms * 1e6));
       c->due_ns += jitter(rng_);
     }
     heap_.push({c->due_ns, c->fd, c->gen});
@@ -306,7 +308,8 @@ class StandinServer::Loop {
       s += R"({"id":"chatcmpl-)" + c->rec.request_id + R"(","object":"chat.completion.chunk",)";
       s += R"("created":)" + std::to_string(kCreated) + R"(,"model":")" + cfg_.model + R"(",)";
       s += R"("choices":[{"index":0,"delta":{)";
-      s += role ? R"("role":"assistant","content":"")" : std::string(R"("content":")") + text + "\"";
+      s +=
+          role ? R"("role":"assistant","content":"")" : std::string(R"("content":")") + text + "\"";
       s += R"(},"logprobs":null,"finish_reason":)";
     } else {
       s += R"({"id":"cmpl-)" + c->rec.request_id + R"(","object":"text_completion",)";
@@ -391,10 +394,10 @@ class StandinServer::Loop {
   }
 
   void SendSimple(Conn* c, int status, const char* text, const std::string& body, bool close) {
-    std::string out = "HTTP/1.1 " + std::to_string(status) + " " + text +
-                      "\r\nContent-Type: application/json\r\nContent-Length: " +
-                      std::to_string(body.size()) + "\r\n" +
-                      (close ? "Connection: close\r\n" : "") + "\r\n" + body;
+    std::string out =
+        "HTTP/1.1 " + std::to_string(status) + " " + text +
+        "\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
+        "\r\n" + (close ? "Connection: close\r\n" : "") + "\r\n" + body;
     c->close_after_flush = close;
     if (!Send(c, out)) return;
     if (close && c->out.empty()) Close(c);
@@ -471,8 +474,9 @@ class StandinServer::Loop {
   int64_t posts_ = 0;
   std::mt19937_64 rng_{12345};
   Conn* Find(int fd) {
-    return fd >= 0 && static_cast<size_t>(fd) < conns_.size() ? conns_[static_cast<size_t>(fd)].get()
-                                                               : nullptr;
+    return fd >= 0 && static_cast<size_t>(fd) < conns_.size()
+               ? conns_[static_cast<size_t>(fd)].get()
+               : nullptr;
   }
 
   std::vector<std::unique_ptr<Conn>> conns_;  // by fd

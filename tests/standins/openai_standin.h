@@ -33,18 +33,18 @@ enum class Fault {
 };
 
 struct StandinConfig {
-  double ttft_ms = 10;      // request received -> first content token written
+  double ttft_ms = 10;  // request received -> first content token written
   // Adds a uniform random 0..ttft_jitter_ms to each request's TTFT (seeded), which spreads the
   // token times of streams started together (else every stream's token is due at one instant).
   double ttft_jitter_ms = 0;
-  double itl_ms = 2;        // between content tokens
-  int64_t output_len = 0;   // tokens per answer; 0: the request's max_tokens (16 if absent)
+  double itl_ms = 2;       // between content tokens
+  int64_t output_len = 0;  // tokens per answer; 0: the request's max_tokens (16 if absent)
   Fault fault = Fault::kNone;
   int64_t fault_every = 1;  // the fault hits POST number k where k % fault_every == fault_every-1
   int64_t fault_after_tokens = 3;
   std::string model = "standin-model";
-  std::string api_key;      // when set, a POST without "Authorization: Bearer <key>" gets 401
-  double lifetime_s = 30;   // the server stops by itself after this
+  std::string api_key;     // when set, a POST without "Authorization: Bearer <key>" gets 401
+  double lifetime_s = 30;  // the server stops by itself after this
 };
 
 // What the server did with one POST.
@@ -54,10 +54,10 @@ struct ServedRequest {
   std::string authorization;  // the Authorization header as received
   std::string body;
   Fault fault = Fault::kNone;
-  int64_t received_ns = 0;              // whole request read
-  std::vector<int64_t> token_sent_ns;   // just before each content token's write
-  int64_t prompt_words = 0;             // usage.prompt_tokens reported
-  bool completed = false;               // the stream ended normally
+  int64_t received_ns = 0;             // whole request read
+  std::vector<int64_t> token_sent_ns;  // just before each content token's write
+  int64_t prompt_words = 0;            // usage.prompt_tokens reported
+  bool completed = false;              // the stream ended normally
 };
 
 class StandinServer {

@@ -20,13 +20,20 @@ int main(int argc, char** argv) {
   int port = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string k = argv[i], v = argv[i + 1];
-    if (k == "--port") port = std::atoi(v.c_str());
-    else if (k == "--ttft-ms") cfg.ttft_ms = std::atof(v.c_str());
-    else if (k == "--itl-ms") cfg.itl_ms = std::atof(v.c_str());
-    else if (k == "--output-len") cfg.output_len = std::atoll(v.c_str());
-    else if (k == "--lifetime-s") cfg.lifetime_s = std::atof(v.c_str());
-    else if (k == "--fault-every") cfg.fault_every = std::atoll(v.c_str());
-    else if (k == "--api-key") cfg.api_key = v;
+    if (k == "--port")
+      port = std::atoi(v.c_str());
+    else if (k == "--ttft-ms")
+      cfg.ttft_ms = std::atof(v.c_str());
+    else if (k == "--itl-ms")
+      cfg.itl_ms = std::atof(v.c_str());
+    else if (k == "--output-len")
+      cfg.output_len = std::atoll(v.c_str());
+    else if (k == "--lifetime-s")
+      cfg.lifetime_s = std::atof(v.c_str());
+    else if (k == "--fault-every")
+      cfg.fault_every = std::atoll(v.c_str());
+    else if (k == "--api-key")
+      cfg.api_key = v;
     else if (k == "--fault") {
       cfg.fault = v == "http500"      ? Fault::kHttp500
                   : v == "cut"        ? Fault::kCutStream

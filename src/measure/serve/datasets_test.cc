@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
+#include "../../../tests/temp_dir.h"
 #include "measure/serve/random_dataset.h"
 #include "measure/serve/sharegpt_dataset.h"
-#include "../../../tests/temp_dir.h"
 #include "util/text.h"
 
 namespace dossier::serve {
@@ -23,7 +23,8 @@ TEST(RandomPrompts, ExactLengthsAndReproducible) {
   EXPECT_NE(a[0].text, c[0].text);
   // Prompts differ from each other (no shared prefix for a cache to find).
   int same_start = 0;
-  for (size_t i = 1; i < a.size(); ++i) same_start += a[i].text.substr(0, 20) == a[0].text.substr(0, 20);
+  for (size_t i = 1; i < a.size(); ++i)
+    same_start += a[i].text.substr(0, 20) == a[0].text.substr(0, 20);
   EXPECT_LT(same_start, 2);
 }
 
@@ -35,12 +36,13 @@ std::string Conv(const std::string& human, const std::string& gpt) {
 TEST(ShareGpt, ReadsFirstTwoTurnsAndFilters) {
   testing::TempDir dir;
   std::string long_prompt(5000, 'a');  // ~1250 tokens: over 1,024, filtered out
-  dir.Write("sg.json", "[" + Conv("What is the capital of France, please?", "Paris is the capital of France.") +
-                           "," + Conv("hi", "hello there my friend") + "," +  // prompt too short
-                           Conv(long_prompt, "ok ok ok ok ok ok ok") + "," +
-                           R"({"id":"lone","conversations":[{"from":"human","value":"alone here"}]})" +
-                           "," + Conv("Tell me a story about a dragon.", "Once upon a time, a dragon...") +
-                           "]");
+  dir.Write("sg.json",
+            "[" +
+                Conv("What is the capital of France, please?", "Paris is the capital of France.") +
+                "," + Conv("hi", "hello there my friend") + "," +  // prompt too short
+                Conv(long_prompt, "ok ok ok ok ok ok ok") + "," +
+                R"({"id":"lone","conversations":[{"from":"human","value":"alone here"}]})" + "," +
+                Conv("Tell me a story about a dragon.", "Once upon a time, a dragon...") + "]");
   ShareGptStats st;
   auto p = LoadShareGpt(dir.path() + "/sg.json", 10, 1, std::nullopt, &st);
   ASSERT_TRUE(p) << p.error().message;
@@ -68,7 +70,8 @@ TEST(ShareGpt, ReservoirKeepsNAndIsReproducible) {
   std::string text = "[";
   for (int i = 0; i < 200; ++i) {
     if (i) text += ",";
-    text += Conv("question number " + std::to_string(i) + " is here", "answer number " + std::to_string(i) + " is there");
+    text += Conv("question number " + std::to_string(i) + " is here",
+                 "answer number " + std::to_string(i) + " is there");
   }
   dir.Write("sg.json", text + "]");
   auto a = LoadShareGpt(dir.path() + "/sg.json", 10, 3, std::nullopt);
@@ -84,7 +87,8 @@ TEST(ShareGpt, ReservoirKeepsNAndIsReproducible) {
 
 TEST(ShareGpt, BadFilesAreClearErrors) {
   testing::TempDir dir;
-  EXPECT_EQ(LoadShareGpt(dir.path() + "/absent.json", 5, 0, std::nullopt).error().kind, Error::kNotFound);
+  EXPECT_EQ(LoadShareGpt(dir.path() + "/absent.json", 5, 0, std::nullopt).error().kind,
+            Error::kNotFound);
   dir.Write("trunc.json", "[" + Conv("What is the capital of France?", "Paris."));
   auto t = LoadShareGpt(dir.path() + "/trunc.json", 5, 0, std::nullopt);
   ASSERT_FALSE(t);

@@ -40,7 +40,8 @@ Result<Endpoint> ParseEndpoint(std::string_view url) {
   if (scheme != "http" && scheme != "https") {
     return Error::Invalid("only http:// and https:// endpoints are supported, not " + scheme);
   }
-  if (!query.empty()) return Error::Invalid("the endpoint URL must not carry a query string or a fragment");
+  if (!query.empty())
+    return Error::Invalid("the endpoint URL must not carry a query string or a fragment");
   e.port = static_cast<int>(ParseInt(port).value_or(0));
   // The base is everything before the path; the OpenAI paths are appended to it.
   while (!path.empty() && path.back() == '/') path.pop_back();

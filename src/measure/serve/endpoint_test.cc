@@ -6,8 +6,9 @@ namespace dossier::serve {
 namespace {
 
 TEST(ParseEndpoint, Forms) {
-  for (const char* u : {"http://127.0.0.1:30000", "http://127.0.0.1:30000/", "http://127.0.0.1:30000/v1",
-                        "http://127.0.0.1:30000/v1/", "127.0.0.1:30000"}) {
+  for (const char* u :
+       {"http://127.0.0.1:30000", "http://127.0.0.1:30000/", "http://127.0.0.1:30000/v1",
+        "http://127.0.0.1:30000/v1/", "127.0.0.1:30000"}) {
     auto e = ParseEndpoint(u);
     ASSERT_TRUE(e) << u;
     EXPECT_EQ(e->base, "http://127.0.0.1:30000") << u;

@@ -37,8 +37,7 @@ class Tracker : public StreamClient::Sink {
     output_events_ += t.content_events() - before;
     return go_on;
   }
-  void OnEnd(int64_t id, void* user, int64_t now_ns, long status,
-             const TransferEnd& end) override {
+  void OnEnd(int64_t id, void* user, int64_t now_ns, long status, const TransferEnd& end) override {
     RequestResult r = static_cast<Slot*>(user)->trace.Finish(now_ns, status, end);
     slots_.erase(id);
     if (r.ok) {
@@ -102,9 +101,8 @@ Result<LoadOutcome> RunLoad(const LoadSpec& spec, const ItemSource& items,
       spec.duration_s > 0 ? start + static_cast<int64_t>(spec.duration_s * kSecond) : INT64_MAX;
   // The whole run is bounded: after --duration, what is in flight gets one timeout to finish.
   const int64_t hard_end =
-      spec.duration_s > 0
-          ? send_until + static_cast<int64_t>((spec.client.timeout_s + 1) * kSecond)
-          : INT64_MAX;
+      spec.duration_s > 0 ? send_until + static_cast<int64_t>((spec.client.timeout_s + 1) * kSecond)
+                          : INT64_MAX;
   int64_t next = 0;
   int64_t next_progress = start + kSecond;
   int64_t last_events = 0, last_progress_ns = start;
@@ -123,8 +121,7 @@ Result<LoadOutcome> RunLoad(const LoadSpec& spec, const ItemSource& items,
     bool may_send = next < n && now < send_until && out.stopped_early.empty();
     if (may_send && spec.max_consecutive_failures > 0 &&
         tracker.consecutive_failures_ >= spec.max_consecutive_failures) {
-      out.stopped_early = "stopped sending after " +
-                          std::to_string(tracker.consecutive_failures_) +
+      out.stopped_early = "stopped sending after " + std::to_string(tracker.consecutive_failures_) +
                           " failures in a row (last: " + tracker.last_failure_ + ")";
       may_send = false;
     }

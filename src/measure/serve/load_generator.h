@@ -24,11 +24,11 @@ namespace dossier::serve {
 struct LoadSpec {
   std::string url;  // the endpoint: http://host:port/v1/completions
   ClientOptions client;
-  int64_t concurrency = 1;   // closed loop: in flight; open loop: cap (0: none)
-  double request_rate = 0;   // > 0: open loop at this rate (requests/s; infinity: all at once)
-  int64_t num_prompts = 1;   // requests to send
-  double duration_s = 0;     // > 0: no request starts after this many seconds
-  uint64_t seed = 0;         // for the arrival times
+  int64_t concurrency = 1;  // closed loop: in flight; open loop: cap (0: none)
+  double request_rate = 0;  // > 0: open loop at this rate (requests/s; infinity: all at once)
+  int64_t num_prompts = 1;  // requests to send
+  double duration_s = 0;    // > 0: no request starts after this many seconds
+  uint64_t seed = 0;        // for the arrival times
   int64_t max_consecutive_failures = 0;  // > 0: stop sending after that many failures in a row
 };
 

@@ -22,9 +22,12 @@ TEST(FindLocalServer, FollowsTheListeningSocketToItsProcess) {
   testing::TempDir root;
   // 30000 = 0x7530, state 0A (listen), inode 4242; a connected socket on the same port too.
   root.Write("proc/net/tcp",
-             "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
-             "   0: 00000000:7530 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0 4242 1 0 100 0 0 10 0\n"
-             "   1: 0100007F:7530 0100007F:9C40 01 00000000:00000000 00:00000000 00000000  1000        0 5555 1 0 20 4 30 10 -1\n");
+             "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  "
+             "timeout inode\n"
+             "   0: 00000000:7530 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1000    "
+             "    0 4242 1 0 100 0 0 10 0\n"
+             "   1: 0100007F:7530 0100007F:9C40 01 00000000:00000000 00:00000000 00000000  1000    "
+             "    0 5555 1 0 20 4 30 10 -1\n");
   root.Write("proc/net/tcp6", "  sl  local_address ...\n");
   const char kCmdline[] =
       "python3\0-m\0vllm.entrypoints.openai.api_server\0--port\0"

@@ -85,7 +85,7 @@ class ChunkSax {
     }
     if (error_ || saw_error_object_) {
       out_->kind = StreamEvent::kError;
-      out_->message = !error_message_.empty() ? error_message_
+      out_->message = !error_message_.empty()  ? error_message_
                       : !root_message_.empty() ? root_message_
                                                : "error event without a message";
     }
@@ -193,7 +193,8 @@ StreamEvent DecodeEvent(std::string_view data) {
 
 Result<std::vector<std::string>> ParseModelList(std::string_view body) {
   json j = json::parse(body.begin(), body.end(), nullptr, false);
-  if (j.is_discarded()) return Error::Invalid("/v1/models: the answer is not JSON: " + Printable(body));
+  if (j.is_discarded())
+    return Error::Invalid("/v1/models: the answer is not JSON: " + Printable(body));
   auto data = j.find("data");
   if (!j.is_object() || data == j.end() || !data->is_array()) {
     return Error::Invalid("/v1/models: no \"data\" list in the answer: " + Printable(body));

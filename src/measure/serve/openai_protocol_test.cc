@@ -79,8 +79,8 @@ TEST(DecodeEvent, ErrorsInTheStream) {
 }
 
 TEST(BuildRequestBody, CompletionsAsksForUsageAndExactLength) {
-  auto j = nlohmann::json::parse(
-      BuildRequestBody(Api::kCompletions, {"m", "the of and", 128, true}));
+  auto j =
+      nlohmann::json::parse(BuildRequestBody(Api::kCompletions, {"m", "the of and", 128, true}));
   EXPECT_EQ(j["model"], "m");
   EXPECT_EQ(j["prompt"], "the of and");
   EXPECT_EQ(j["max_tokens"], 128);

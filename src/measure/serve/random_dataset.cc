@@ -9,16 +9,16 @@ namespace {
 // Lower-case function and common words: single tokens (with their leading space) in every
 // widely used LLM vocabulary.
 constexpr std::string_view kWords[] = {
-    "the",   "of",    "and",   "to",    "in",    "is",    "that",  "for",   "it",    "as",
-    "was",   "with",  "be",    "by",    "on",    "not",   "he",    "this",  "are",   "or",
-    "his",   "from",  "at",    "which", "but",   "have",  "an",    "had",   "they",  "you",
-    "were",  "their", "one",   "all",   "we",    "can",   "her",   "has",   "there", "been",
-    "if",    "more",  "when",  "will",  "would", "who",   "so",    "no",    "she",   "other",
-    "its",   "may",   "these", "about", "some",  "into",  "than",  "them",  "only",  "time",
-    "new",   "like",  "then",  "two",   "first", "also",  "after", "any",   "could", "made",
-    "over",  "such",  "what",  "out",   "up",    "my",    "do",    "most",  "many",  "where",
-    "well",  "between", "each", "people", "state", "world", "year",  "water", "house", "city",
-    "under", "day",   "work",  "small", "long",  "great", "place", "high",  "same",  "right",
+    "the",   "of",      "and",   "to",     "in",    "is",    "that",  "for",   "it",    "as",
+    "was",   "with",    "be",    "by",     "on",    "not",   "he",    "this",  "are",   "or",
+    "his",   "from",    "at",    "which",  "but",   "have",  "an",    "had",   "they",  "you",
+    "were",  "their",   "one",   "all",    "we",    "can",   "her",   "has",   "there", "been",
+    "if",    "more",    "when",  "will",   "would", "who",   "so",    "no",    "she",   "other",
+    "its",   "may",     "these", "about",  "some",  "into",  "than",  "them",  "only",  "time",
+    "new",   "like",    "then",  "two",    "first", "also",  "after", "any",   "could", "made",
+    "over",  "such",    "what",  "out",    "up",    "my",    "do",    "most",  "many",  "where",
+    "well",  "between", "each",  "people", "state", "world", "year",  "water", "house", "city",
+    "under", "day",     "work",  "small",  "long",  "great", "place", "high",  "same",  "right",
 };
 constexpr size_t kWordCount = sizeof(kWords) / sizeof(kWords[0]);
 
@@ -47,8 +47,7 @@ Prompt RandomPrompt(int64_t index, int64_t input_len, int64_t output_len, uint64
   return p;
 }
 
-std::vector<Prompt> RandomPrompts(int64_t n, int64_t input_len, int64_t output_len,
-                                  uint64_t seed) {
+std::vector<Prompt> RandomPrompts(int64_t n, int64_t input_len, int64_t output_len, uint64_t seed) {
   std::vector<Prompt> out;
   for (int64_t i = 0; i < n; ++i) out.push_back(RandomPrompt(i, input_len, output_len, seed));
   return out;

@@ -21,7 +21,6 @@ namespace dossier::serve {
 Prompt RandomPrompt(int64_t index, int64_t input_len, int64_t output_len, uint64_t seed);
 
 // Prompts 0..n-1.
-std::vector<Prompt> RandomPrompts(int64_t n, int64_t input_len, int64_t output_len,
-                                  uint64_t seed);
+std::vector<Prompt> RandomPrompts(int64_t n, int64_t input_len, int64_t output_len, uint64_t seed);
 
 }  // namespace dossier::serve

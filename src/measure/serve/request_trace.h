@@ -22,13 +22,13 @@ int64_t NowNs();  // steady clock
 // How the transfer ended, as the HTTP client saw it.
 struct TransferEnd {
   enum Kind {
-    kOk,        // the response ended normally
-    kRefused,   // connection refused
-    kConnect,   // could not connect otherwise (DNS, unreachable, connect timeout)
-    kTimeout,   // the per-request timeout fired
-    kCut,       // the connection closed or broke in the middle of the response
-    kAborted,   // the trace asked to stop (a bad event); its reason stands
-    kCancelled, // the run ended (Ctrl-C, the run's time bound) before the request did
+    kOk,         // the response ended normally
+    kRefused,    // connection refused
+    kConnect,    // could not connect otherwise (DNS, unreachable, connect timeout)
+    kTimeout,    // the per-request timeout fired
+    kCut,        // the connection closed or broke in the middle of the response
+    kAborted,    // the trace asked to stop (a bad event); its reason stands
+    kCancelled,  // the run ended (Ctrl-C, the run's time bound) before the request did
     kOther,
   };
   Kind kind = kOk;
@@ -57,8 +57,7 @@ struct RequestResult {
 
 class RequestTrace {
  public:
-  RequestTrace(int64_t index, int64_t start_ns, int64_t prompt_tokens_estimate,
-               double timeout_s);
+  RequestTrace(int64_t index, int64_t start_ns, int64_t prompt_tokens_estimate, double timeout_s);
 
   // Response body bytes arrived at `now_ns`, with the HTTP status of the response. Returns false
   // when the transfer should be stopped (an unusable event); the reason is kept.

@@ -7,7 +7,8 @@ namespace {
 
 const char* kChunk = "data: {\"choices\":[{\"text\":\" a\",\"finish_reason\":null}]}\n\n";
 const char* kLast = "data: {\"choices\":[{\"text\":\" b\",\"finish_reason\":\"length\"}]}\n\n";
-const char* kUsage = "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":7,\"completion_tokens\":2}}\n\n";
+const char* kUsage =
+    "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":7,\"completion_tokens\":2}}\n\n";
 
 TEST(RequestTrace, CompleteStreamWithUsage) {
   RequestTrace t(3, 1000, 5, 10);

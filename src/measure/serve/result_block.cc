@@ -28,8 +28,7 @@ void Rule(std::string* out, std::string_view title, char fill) {
   *out += std::string(left, fill) + t + std::string(right, fill) + "\n";
 }
 
-void Stats(std::string* out, std::string_view title, std::string_view name,
-           const LatencyStats& s) {
+void Stats(std::string* out, std::string_view title, std::string_view name, const LatencyStats& s) {
   Rule(out, title, '-');
   Line(out, fmt::format("Mean {} (ms):", name), s.mean);
   Line(out, fmt::format("Median {} (ms):", name), s.median);
@@ -66,8 +65,8 @@ std::string RenderResultBlocks(const ServeMeasurement& m) {
     if (r.cancelled > 0) Line(&out, "Cancelled at the end (not counted):", r.cancelled);
     Line(&out, "Benchmark duration (s):", r.duration_s);
     Line(&out, "Total input tokens:", std::to_string(r.input_tokens) + From(r.input_tokens_from));
-    Line(&out, "Total generated tokens:",
-         std::to_string(r.output_tokens) + From(r.output_tokens_from));
+    Line(&out,
+         "Total generated tokens:", std::to_string(r.output_tokens) + From(r.output_tokens_from));
     Line(&out, "Request throughput (req/s):", r.request_throughput);
     if (r.goodput.known()) Line(&out, "Request goodput (req/s):", r.goodput);
     Line(&out, "Input token throughput (tok/s):", r.input_tokens_per_s);

@@ -47,7 +47,8 @@ TEST(ParseSlo, KeysAndErrors) {
 }
 
 // A request sent at `start` ms whose tokens arrived at the given ms.
-RequestResult Ok(int64_t start, std::vector<int64_t> tokens_ms, int64_t end, int64_t usage_out = -1) {
+RequestResult Ok(int64_t start, std::vector<int64_t> tokens_ms, int64_t end,
+                 int64_t usage_out = -1) {
   RequestResult r;
   r.ok = true;
   r.start_ns = start * kMs;
@@ -132,7 +133,8 @@ TEST(Summarize, NothingCompleted) {
 
 TEST(Summarize, DistinctReasonsAreBounded) {
   LoadOutcome o;
-  for (int i = 0; i < 100; ++i) o.results.push_back(Failed("HTTP 500: request " + std::to_string(i)));
+  for (int i = 0; i < 100; ++i)
+    o.results.push_back(Failed("HTTP 500: request " + std::to_string(i)));
   ServeRun r = Summarize(o, {});
   EXPECT_EQ(r.failures.size(), kMaxFailureReasons + 1);
   EXPECT_EQ(r.failures[kOtherReasons], 100 - static_cast<int64_t>(kMaxFailureReasons));

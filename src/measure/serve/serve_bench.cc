@@ -86,14 +86,13 @@ Result<ServeMeasurement> RunServeBench(const BenchOptions& o, const BenchHooks& 
   std::vector<Prompt> sharegpt;
   if (!o.dataset_path.empty()) {
     ShareGptStats st;
-    auto loaded = LoadShareGpt(o.dataset_path, most_prompts, o.seed,
-                               o.output_len_given ? std::optional(o.output_len) : std::nullopt,
-                               &st);
+    auto loaded =
+        LoadShareGpt(o.dataset_path, most_prompts, o.seed,
+                     o.output_len_given ? std::optional(o.output_len) : std::nullopt, &st);
     if (!loaded) return loaded.error();
     sharegpt = std::move(*loaded);
-    log("dataset " + o.dataset_path + ": " + std::to_string(st.conversations) +
-        " conversations, " + std::to_string(st.eligible) + " usable, " +
-        std::to_string(sharegpt.size()) + " sampled");
+    log("dataset " + o.dataset_path + ": " + std::to_string(st.conversations) + " conversations, " +
+        std::to_string(st.eligible) + " usable, " + std::to_string(sharegpt.size()) + " sampled");
     m.dataset = o.dataset_path;
     m.output_len = o.output_len_given ? o.output_len : 0;
   } else {
@@ -143,9 +142,8 @@ Result<ServeMeasurement> RunServeBench(const BenchOptions& o, const BenchHooks& 
     spec.num_prompts = n;
     spec.duration_s = o.duration_s;
     spec.seed = run_seed;
-    spec.max_consecutive_failures = o.max_consecutive_failures >= 0
-                                        ? o.max_consecutive_failures
-                                        : std::max<int64_t>(100, 2 * c);
+    spec.max_consecutive_failures = o.max_consecutive_failures >= 0 ? o.max_consecutive_failures
+                                                                    : std::max<int64_t>(100, 2 * c);
     std::string label = RunLabel(c, rate);
     log("run " + label + ": " + std::to_string(n) + " requests");
     auto outcome = RunLoad(

@@ -23,11 +23,11 @@ namespace dossier::serve {
 struct BenchOptions {
   Endpoint endpoint;
   Api api = Api::kCompletions;
-  std::string model;    // empty: the first model /v1/models lists
-  std::string api_key;  // never stored, never printed
-  std::vector<int64_t> concurrency;  // closed loop, one run each
-  std::vector<double> request_rates;  // open loop, one run each (infinity: all at once)
-  int64_t max_concurrency = 0;        // open loop cap; 0: none
+  std::string model;                   // empty: the first model /v1/models lists
+  std::string api_key;                 // never stored, never printed
+  std::vector<int64_t> concurrency;    // closed loop, one run each
+  std::vector<double> request_rates;   // open loop, one run each (infinity: all at once)
+  int64_t max_concurrency = 0;         // open loop cap; 0: none
   std::optional<int64_t> num_prompts;  // per run; default: 4 x concurrency (at least 8), or
                                        // 10 s of arrivals (at least 20) at a rate
   double duration_s = 0;               // per run: no request starts after this; 0: no limit
@@ -45,7 +45,7 @@ struct BenchHooks {
   // Progress of the current run ("c=64", "rate=2"), about once a second.
   std::function<void(const std::string& run, const LoadProgress&)> progress;
   std::function<void(const std::string& message)> log;  // stderr lines
-  const std::atomic<bool>* stop = nullptr;               // set by Ctrl-C
+  const std::atomic<bool>* stop = nullptr;              // set by Ctrl-C
   // Every request of run `run` (0-based), before it is summarized. Requests of run r carry the
   // X-Request-Id "dossier-<r>-<index>".
   std::function<void(size_t run, const LoadOutcome& outcome)> on_outcome;

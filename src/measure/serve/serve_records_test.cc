@@ -19,9 +19,19 @@ TEST(ServeRecords, ByMachineOldestFirstAndBadRecordsNamed) {
   ServeMeasurement b = a;
   b.runs[0].total_tokens_per_s = 900;
   std::vector<Record> records;
-  records.push_back({"r1", 1, "serve-bench", "t1", "gpu-a", {{"kind", "serve-bench"}, {"serve", ServeToJson(a)}}});
+  records.push_back({"r1",
+                     1,
+                     "serve-bench",
+                     "t1",
+                     "gpu-a",
+                     {{"kind", "serve-bench"}, {"serve", ServeToJson(a)}}});
   records.push_back({"r2", 2, "collect", "t2", "gpu-a", {{"kind", "collect"}}});
-  records.push_back({"r3", 3, "serve-bench", "t3", "gpu-a", {{"kind", "serve-bench"}, {"serve", ServeToJson(b)}}});
+  records.push_back({"r3",
+                     3,
+                     "serve-bench",
+                     "t3",
+                     "gpu-a",
+                     {{"kind", "serve-bench"}, {"serve", ServeToJson(b)}}});
   records.push_back({"r4", 4, "serve-bench", "t4", "gpu-b", {{"kind", "serve-bench"}}});
   std::vector<std::string> warnings;
   auto by = ServeMeasurementsByMachine(records, &warnings);

@@ -73,7 +73,8 @@ class ShareGptSax {
     return true;
   }
   bool parse_error(size_t position, const std::string&, const nlohmann::detail::exception& e) {
-    if (why_.empty()) why_ = "not valid JSON at byte " + std::to_string(position) + " (" + e.what() + ")";
+    if (why_.empty())
+      why_ = "not valid JSON at byte " + std::to_string(position) + " (" + e.what() + ")";
     return false;
   }
 
@@ -131,8 +132,7 @@ int64_t EstimateTokens(size_t bytes) {
 }
 
 Result<std::vector<Prompt>> LoadShareGpt(const std::string& path, int64_t n, uint64_t seed,
-                                         std::optional<int64_t> output_len,
-                                         ShareGptStats* stats) {
+                                         std::optional<int64_t> output_len, ShareGptStats* stats) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Error::NotFound(path + ": cannot open the dataset file");
   ShareGptSax sax(n, seed, output_len);
@@ -141,8 +141,7 @@ Result<std::vector<Prompt>> LoadShareGpt(const std::string& path, int64_t n, uin
   if (!sax.top_is_list_) return Error::Invalid(path + ": not a list of conversations");
   if (stats) *stats = {sax.conversations_, sax.eligible_};
   if (sax.reservoir_.empty()) {
-    return Error::Invalid(path + ": no usable conversation (" +
-                          std::to_string(sax.conversations_) +
+    return Error::Invalid(path + ": no usable conversation (" + std::to_string(sax.conversations_) +
                           " read; each needs a prompt and an answer turn)");
   }
   // The reservoir's order depends on the file's; shuffle so request order is the seed's too.

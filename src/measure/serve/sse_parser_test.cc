@@ -20,7 +20,9 @@ Got FeedPieces(const std::string& stream, const std::vector<size_t>& cuts, size_
   SseParser p(max);
   Got g;
   size_t prev = 0;
-  auto on = [&](const SseEvent& e) { g.events.push_back(std::string(e.type) + "|" + std::string(e.data)); };
+  auto on = [&](const SseEvent& e) {
+    g.events.push_back(std::string(e.type) + "|" + std::string(e.data));
+  };
   for (size_t c : cuts) {
     g.ok = p.Feed(std::string_view(stream).substr(prev, c - prev), on) && g.ok;
     prev = c;
@@ -45,7 +47,8 @@ struct Case {
 std::vector<Case> Corpus() {
   return {
       {"one event", "data: {\"a\":1}\n\n", {"message|{\"a\":1}"}},
-      {"two events and done", "data: x\n\ndata: y\n\ndata: [DONE]\n\n",
+      {"two events and done",
+       "data: x\n\ndata: y\n\ndata: [DONE]\n\n",
        {"message|x", "message|y", "message|[DONE]"}},
       {"crlf", "data: x\r\n\r\ndata: y\r\n\r\n", {"message|x", "message|y"}},
       {"bare cr", "data: x\r\rdata: y\r\r", {"message|x", "message|y"}},
@@ -54,16 +57,26 @@ std::vector<Case> Corpus() {
       {"no space after colon", "data:x\n\n", {"message|x"}},
       {"two spaces keep one", "data:  x\n\n", {"message| x"}},
       {"comments and keep-alives", ": ping\n\n: another\ndata: x\n\n", {"message|x"}},
-      {"event name", "event: error\ndata: boom\n\ndata: after\n\n", {"error|boom", "message|after"}},
+      {"event name",
+       "event: error\ndata: boom\n\ndata: after\n\n",
+       {"error|boom", "message|after"}},
       {"id and retry ignored", "id: 7\nretry: 100\ndata: x\n\n", {"message|x"}},
       {"unknown field ignored", "foo: bar\ndata: x\n\n", {"message|x"}},
       {"field without colon", "data\n\n", {"message|"}},
       {"empty event is no event", "\n\n\nevent: e\n\n", {}},
       {"unterminated last event is not dispatched", "data: x\n\ndata: half", {"message|x"}},
-      {"bom at start", "\xEF\xBB\xBF" "data: x\n\n", {"message|x"}},
+      {"bom at start",
+       "\xEF\xBB\xBF"
+       "data: x\n\n",
+       {"message|x"}},
       // A later BOM is part of a field name: an unknown field, so no second event.
-      {"bom only at start", "data: x\n\n\xEF\xBB\xBF" "data: y\n\n", {"message|x"}},
-      {"nul bytes pass through", std::string("data: a\0b\n\n", 11), {std::string("message|a\0b", 11)}},
+      {"bom only at start",
+       "data: x\n\n\xEF\xBB\xBF"
+       "data: y\n\n",
+       {"message|x"}},
+      {"nul bytes pass through",
+       std::string("data: a\0b\n\n", 11),
+       {std::string("message|a\0b", 11)}},
   };
 }
 
@@ -122,7 +135,8 @@ TEST(SseParser, ManyDataLinesAddUpToTheBound) {
   SseParser p(64);
   int events = 0;
   bool ok = true;
-  for (int i = 0; i < 20 && ok; ++i) ok = p.Feed("data: 0123456789\n", [&](const SseEvent&) { ++events; });
+  for (int i = 0; i < 20 && ok; ++i)
+    ok = p.Feed("data: 0123456789\n", [&](const SseEvent&) { ++events; });
   EXPECT_FALSE(ok);
   EXPECT_EQ(events, 0);
 }

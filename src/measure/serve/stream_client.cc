@@ -194,9 +194,8 @@ size_t StreamClient::OnWrite(char* data, size_t size, size_t n, void* userp) {
   auto* t = static_cast<Transfer*>(userp);
   size_t len = size * n;
   if (t->status == 0) curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &t->status);
-  return t->client->sink_->OnBody(t->id, t->user, now, t->status, std::string_view(data, len))
-             ? len
-             : 0;
+  return t->client->sink_->OnBody(t->id, t->user, now, t->status, std::string_view(data, len)) ? len
+                                                                                               : 0;
 }
 
 void StreamClient::Drive(curl_socket_t s, int events) {
@@ -297,8 +296,7 @@ size_t OnGetWrite(char* data, size_t size, size_t n, void* userp) {
 
 }  // namespace
 
-Result<std::string> HttpGet(const std::string& url, const std::string& api_key,
-                            double timeout_s) {
+Result<std::string> HttpGet(const std::string& url, const std::string& api_key, double timeout_s) {
   GlobalInit();
   CURL* e = curl_easy_init();
   if (!e) return Error::Io("curl_easy_init failed");
