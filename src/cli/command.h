@@ -29,4 +29,6 @@ int RunP2p(const std::vector<std::string>& args);      // p2p.cc
 int RunNote(const std::vector<std::string>& args);     // note.cc
 int RunDiff(const std::vector<std::string>& args);     // diff.cc
 
+int RunServeBench(const std::vector<std::string>& args);  // serve_bench.cc
+
 }  // namespace dossier::cli

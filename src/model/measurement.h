@@ -72,30 +72,44 @@ struct LatencyStats {
   }
 };
 
-// One concurrency level or request rate of a serve-bench run.
+// One concurrency level or request rate of a serve-bench run. Definitions (FIELD_NOTES, as vLLM
+// bench serve and SGLang bench_serving): TTFT = request sent -> first content token; ITL = gap
+// between consecutive streamed content chunks (pooled over requests); TPOT = (E2E - TTFT) /
+// (output tokens - 1) per request; E2E = request sent -> end of the stream. Throughputs are over
+// duration_s (first request sent -> last request ended) and count completed requests only.
 struct ServeRun {
-  Fact<int64_t> concurrency;  // closed loop
-  Fact<double> request_rate;  // open loop, requests/s (Poisson)
+  Fact<int64_t> concurrency;      // closed loop
+  Fact<double> request_rate;      // open loop, requests/s (Poisson)
+  Fact<int64_t> max_concurrency;  // open loop: the cap on requests in flight, when given
   int64_t completed = 0, failed = 0;
-  std::map<std::string, std::string> failures;  // reason -> count (as text)
+  std::map<std::string, int64_t> failures;  // reason -> count
+  int64_t cancelled = 0;      // in flight when the run ended (Ctrl-C, time bound): neither count
+  std::string stopped_early;  // why fewer requests were sent than planned, if so
   double duration_s = 0;
   int64_t input_tokens = 0, output_tokens = 0;
-  std::string output_tokens_from;  // "usage" or "chunks"
-  double request_throughput = 0, output_tokens_per_s = 0, total_tokens_per_s = 0;
+  std::string input_tokens_from;   // "usage" (the server's count), "dataset" (estimate), "mixed"
+  std::string output_tokens_from;  // "usage" or "chunks" (one token per content chunk), "mixed"
+  double request_throughput = 0, input_tokens_per_s = 0, output_tokens_per_s = 0,
+         total_tokens_per_s = 0;
   LatencyStats ttft_ms, itl_ms, tpot_ms, e2e_ms;
   Fact<double> goodput;  // requests/s meeting the SLOs, when SLOs were given
   template <class V>
   void visit(V& v) {
     v("concurrency", concurrency);
     v("request_rate", request_rate);
+    v("max_concurrency", max_concurrency);
     v("completed", completed);
     v("failed", failed);
     v("failures", failures);
+    v("cancelled", cancelled);
+    v("stopped_early", stopped_early);
     v("duration_s", duration_s);
     v("input_tokens", input_tokens);
     v("output_tokens", output_tokens);
+    v("input_tokens_from", input_tokens_from);
     v("output_tokens_from", output_tokens_from);
     v("request_throughput", request_throughput);
+    v("input_tokens_per_s", input_tokens_per_s);
     v("output_tokens_per_s", output_tokens_per_s);
     v("total_tokens_per_s", total_tokens_per_s);
     v("ttft_ms", ttft_ms);
@@ -114,7 +128,11 @@ struct ServeMeasurement {
   std::string model;
   int64_t input_len = 0, output_len = 0;
   std::string dataset;                              // "random" or a ShareGPT file path
+  uint64_t seed = 0;                                // run i uses seed + i
+  std::string slo;                                  // "ttft_ms=500,tpot_ms=50" when given
+  double timeout_s = 0;                             // per request
   std::map<std::string, std::string> server_flags;  // when the server runs on this machine
+  std::string server_command;                       // its command line, secrets redacted
   std::vector<ServeRun> runs;
   bool interrupted = false;
   template <class V>
@@ -127,7 +145,11 @@ struct ServeMeasurement {
     v("input_len", input_len);
     v("output_len", output_len);
     v("dataset", dataset);
+    v("seed", seed);
+    v("slo", slo);
+    v("timeout_s", timeout_s);
     v("server_flags", server_flags);
+    v("server_command", server_command);
     v("runs", runs);
     v("interrupted", interrupted);
   }

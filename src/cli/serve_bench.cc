@@ -1,0 +1,270 @@
+// dossier serve-bench URL: measure an OpenAI-compatible serving endpoint (closed-loop concurrency
+// sweep or Poisson request rates), print the result blocks (or JSON), and append a serve-bench
+// record to the dossier. Ctrl-C stops the run in progress; what was measured is still printed and
+// stored. The API key is read from --api-key, $DOSSIER_API_KEY or $OPENAI_API_KEY and goes only
+// into the Authorization header: never into output, logs or records.
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+
+#include "cli/parse.h"
+#include "measure/serve/local_server.h"
+#include "measure/serve/result_block.h"
+#include "measure/serve/serve_bench.h"
+#include "model/json_io.h"
+#include "store/dossier_dir.h"
+#include "util/redact.h"
+#include "util/text.h"
+
+namespace dossier::cli {
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+
+void OnSigint(int) {
+  g_interrupted.store(true);
+}
+
+// Ctrl-C sets the flag once; a second Ctrl-C kills as usual (SA_RESETHAND). No SA_RESTART, so
+// the event loop's wait returns at once.
+struct SigintScope {
+  struct sigaction old {};
+  SigintScope() {
+    struct sigaction sa {};
+    sa.sa_handler = OnSigint;
+    sa.sa_flags = SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old);
+  }
+  ~SigintScope() { sigaction(SIGINT, &old, nullptr); }
+};
+
+Result<std::vector<int64_t>> ParseLevels(const std::string& text) {
+  std::vector<int64_t> out;
+  for (std::string_view w : SplitAny(text, ", ")) {
+    auto v = ParseInt(w);
+    if (!v || *v < 1 || *v > 100000) {
+      return Error::Invalid("--concurrency: '" + Printable(w) +
+                            "' is not a count from 1 to 100000");
+    }
+    out.push_back(*v);
+  }
+  if (out.empty()) return Error::Invalid("--concurrency: no level given");
+  return out;
+}
+
+Result<std::vector<double>> ParseRates(const std::string& text) {
+  std::vector<double> out;
+  for (std::string_view w : SplitAny(text, ", ")) {
+    if (w == "inf") {
+      out.push_back(INFINITY);
+      continue;
+    }
+    auto v = ParseDouble(w);
+    if (!v || !(*v > 0) || std::isinf(*v)) {
+      return Error::Invalid("--request-rate: '" + Printable(w) +
+                            "' is not a positive rate (requests/s) or 'inf'");
+    }
+    out.push_back(*v);
+  }
+  if (out.empty()) return Error::Invalid("--request-rate: no rate given");
+  return out;
+}
+
+std::string ApiKeyFromEnv() {
+  for (const char* name : {"DOSSIER_API_KEY", "OPENAI_API_KEY"}) {
+    if (const char* v = std::getenv(name); v && *v) return v;
+  }
+  return "";
+}
+
+std::string HostName() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof name - 1) != 0 || !name[0]) return "localhost";
+  return name;
+}
+
+void PrintProgress(const std::string& run, const serve::LoadProgress& p) {
+  bool tty = ::isatty(2);
+  std::fprintf(stderr, "%s  %s: %lld done, %lld failed, %lld in flight, %.0f tok/s, %.0f s%s",
+               tty ? "\r\033[K" : "", run.c_str(), static_cast<long long>(p.completed),
+               static_cast<long long>(p.failed), static_cast<long long>(p.in_flight),
+               p.output_events_per_s, p.elapsed_s, tty ? "" : "\n");
+  std::fflush(stderr);
+}
+
+}  // namespace
+
+int RunServeBench(const std::vector<std::string>& args) {
+  CLI::App app(
+      "Measure an OpenAI-compatible serving endpoint (SGLang, vLLM, TensorRT-LLM, TGI, llama.cpp) "
+      "from one stream to a thousand: TTFT, ITL, TPOT, E2E latency and throughput, with the "
+      "definitions of vLLM's bench serve. Stores a serve-bench record in the dossier.",
+      "dossier serve-bench");
+  std::string url, api = "completions", model, api_key, levels, rates, dataset, slo_text, format;
+  std::string dossier_dir = "dossier", machine;
+  int64_t max_concurrency = 0, num_prompts = 0, input_len = 1024, output_len = 128;
+  int64_t max_failures = -1;
+  double duration = 0, timeout = 600;
+  uint64_t seed = 0;
+  bool no_store = false, quiet = false;
+  app.add_option("url", url, "server address, e.g. http://127.0.0.1:30000 (with or without /v1)")
+      ->required();
+  app.add_option("--api", api, "completions (/v1/completions) or chat (/v1/chat/completions)")
+      ->check(CLI::IsMember({"completions", "chat"}))
+      ->capture_default_str();
+  app.add_option("--model", model, "model name to request (default: the first of /v1/models)");
+  app.add_option("--api-key", api_key,
+                 "API key sent as a Bearer token (prefer $DOSSIER_API_KEY or $OPENAI_API_KEY: "
+                 "a command line is visible to other users)");
+  auto* c_opt = app.add_option("--concurrency", levels,
+                               "closed loop: requests in flight, one run per level (e.g. 1,8,64; "
+                               "default 1,8,64)");
+  auto* r_opt = app.add_option("--request-rate", rates,
+                               "open loop: Poisson arrivals at these rates (requests/s, or inf), "
+                               "one run per rate");
+  c_opt->excludes(r_opt);
+  app.add_option("--max-concurrency", max_concurrency,
+                 "open loop: cap on requests in flight (default none)");
+  app.add_option("--num-prompts", num_prompts,
+                 "requests per run (default 4 x concurrency, at least 8; at a rate, 10 s of "
+                 "arrivals, at least 20)");
+  app.add_option("--duration", duration, "per run: start no request after this many seconds");
+  app.add_option("--input-len", input_len, "random dataset: prompt tokens")->capture_default_str();
+  app.add_option("--output-len", output_len,
+                 "tokens to generate, exactly (ignore_eos, min_tokens); with --dataset, replaces "
+                 "the answers' lengths")
+      ->capture_default_str();
+  app.add_option("--dataset", dataset, "ShareGPT-format JSON file (default: random prompts)");
+  app.add_option("--seed", seed, "seed for prompts and arrival times (run i uses seed + i)")
+      ->capture_default_str();
+  app.add_option("--slo", slo_text, "goodput objectives, e.g. ttft_ms=500,tpot_ms=50,e2e_ms=…");
+  app.add_option("--timeout", timeout, "per request, in seconds")->capture_default_str();
+  app.add_option("--max-failures", max_failures,
+                 "stop sending after this many failures in a row (default max(100, 2 x "
+                 "concurrency); 0: never)");
+  app.add_option("--format", format, "text (default) or json, on stdout")
+      ->check(CLI::IsMember({"text", "json"}));
+  app.add_option("--dossier", dossier_dir, "dossier directory to append to")->capture_default_str();
+  app.add_option("--machine", machine, "machine name for the record (default: the hostname)");
+  app.add_flag("--no-store", no_store, "print only; write no record");
+  app.add_flag("-q,--quiet", quiet, "no progress on stderr");
+  if (int rc = Parse(app, args); rc >= 0) return rc;
+
+  auto fail_usage = [](const std::string& msg) {
+    std::fprintf(stderr, "dossier serve-bench: %s\n", msg.c_str());
+    return kExitUsage;
+  };
+  serve::BenchOptions o;
+  auto endpoint = serve::ParseEndpoint(url);
+  if (!endpoint) return fail_usage(endpoint.error().message);
+  o.endpoint = *endpoint;
+  o.api = api == "chat" ? serve::Api::kChat : serve::Api::kCompletions;
+  o.model = model;
+  o.api_key = !api_key.empty() ? api_key : ApiKeyFromEnv();
+  if (!rates.empty()) {
+    auto r = ParseRates(rates);
+    if (!r) return fail_usage(r.error().message);
+    o.request_rates = *r;
+    if (max_concurrency < 0) return fail_usage("--max-concurrency must be positive");
+    o.max_concurrency = max_concurrency;
+  } else {
+    auto l = ParseLevels(levels.empty() ? "1,8,64" : levels);
+    if (!l) return fail_usage(l.error().message);
+    o.concurrency = *l;
+    if (max_concurrency != 0) return fail_usage("--max-concurrency goes with --request-rate");
+  }
+  if (num_prompts < 0 || (app.count("--num-prompts") && num_prompts == 0)) {
+    return fail_usage("--num-prompts must be positive");
+  }
+  if (num_prompts > 0) o.num_prompts = num_prompts;
+  if (input_len < 1 || input_len > 1000000) return fail_usage("--input-len: 1 to 1000000");
+  if (output_len < 1 || output_len > 1000000) return fail_usage("--output-len: 1 to 1000000");
+  if (!(timeout > 0) || duration < 0) return fail_usage("--timeout must be > 0, --duration >= 0");
+  o.duration_s = duration;
+  o.input_len = input_len;
+  o.output_len = output_len;
+  o.output_len_given = app.count("--output-len") > 0;
+  o.dataset_path = dataset;
+  o.seed = seed;
+  o.timeout_s = timeout;
+  o.max_consecutive_failures = max_failures;
+  if (!slo_text.empty()) {
+    auto slo = serve::ParseSlo(slo_text);
+    if (!slo) return fail_usage(slo.error().message);
+    o.slo = *slo;
+    o.slo_text = slo_text;
+  }
+
+  g_interrupted.store(false);
+  SigintScope sigint;
+  serve::BenchHooks hooks;
+  hooks.stop = &g_interrupted;
+  if (!quiet) {
+    hooks.progress = PrintProgress;
+    hooks.log = [](const std::string& s) {
+      if (::isatty(2)) std::fprintf(stderr, "\r\033[K");
+      std::fprintf(stderr, "%s\n", s.c_str());
+    };
+  }
+  if (!quiet) std::fprintf(stderr, "serve-bench %s\n", o.endpoint.RedactedUrl("").c_str());
+  auto result = serve::RunServeBench(o, hooks);
+  if (!quiet && ::isatty(2)) std::fprintf(stderr, "\r\033[K");
+  if (!result) {
+    std::fprintf(stderr, "dossier serve-bench: %s\n", result.error().message.c_str());
+    // Options or a dataset that cannot be used are bad input; a server that does not answer is a
+    // failed run.
+    Error::Kind k = result.error().kind;
+    return k == Error::kInvalid || k == Error::kNotFound ? kExitUsage : kExitFailure;
+  }
+  ServeMeasurement& m = *result;
+
+  // The server's flags when it runs here (see local_server.h: hook for the servers probe).
+  if (serve::IsLocalHost(o.endpoint.host) && o.endpoint.port > 0) {
+    if (auto s = serve::FindLocalServer(RootFs("/"), o.endpoint.port)) {
+      m.server_flags = s->flags;
+      m.server_command = s->command;
+    } else if (!quiet) {
+      std::fprintf(stderr,
+                   "no process listening on port %d is visible (another user's? run as that "
+                   "user or root to record the server's flags)\n",
+                   o.endpoint.port);
+    }
+  }
+
+  nlohmann::json doc = ServeToJson(m);
+  if (format == "json") {
+    std::printf("%s\n", doc.dump(2).c_str());
+  } else {
+    std::string text = serve::RenderResultBlocks(m);
+    std::fwrite(text.data(), 1, text.size(), stdout);
+  }
+  std::fflush(stdout);
+
+  int rc = kExitOk;
+  if (!no_store) {
+    DossierDir dir(dossier_dir);
+    std::string name = machine.empty() ? HostName() : machine;
+    nlohmann::json record = {{"kind", "serve-bench"}, {"machine", name}, {"serve", doc}};
+    auto path = dir.Append(std::move(record), name);
+    if (!path) {
+      std::fprintf(stderr, "dossier serve-bench: cannot write the record: %s\n",
+                   path.error().message.c_str());
+      rc = kExitFailure;
+    } else if (!quiet) {
+      std::fprintf(stderr, "wrote %s\n", path->c_str());
+    }
+  }
+  for (const ServeRun& r : m.runs) {
+    if (r.completed == 0) rc = kExitFailure;  // a run with nothing measured
+  }
+  if (m.interrupted || m.runs.empty()) rc = kExitFailure;
+  return rc;
+}
+
+}  // namespace dossier::cli

@@ -1,0 +1,26 @@
+// The server address a benchmark is pointed at: "http://host:port", with or without a trailing
+// "/v1" or "/", turned into the URLs of its endpoints, plus its host and port (to find the server
+// process when it runs on this machine) and a form safe to print and store (credentials in the
+// URL redacted).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "util/result.h"
+
+namespace dossier::serve {
+
+struct Endpoint {
+  std::string base;      // "http://127.0.0.1:30000" (credentials kept: curl needs them)
+  std::string redacted;  // the same for printing and storing
+  std::string host;      // "127.0.0.1"
+  int port = 0;          // explicit or the scheme's default
+  std::string Url(std::string_view path) const { return base + std::string(path); }
+  std::string RedactedUrl(std::string_view path) const { return redacted + std::string(path); }
+};
+
+// http and https only; a URL that does not parse is an error saying what to pass.
+Result<Endpoint> ParseEndpoint(std::string_view url);
+
+}  // namespace dossier::serve

@@ -1,0 +1,177 @@
+#include "measure/serve/serve_bench.h"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "fs/root_fs.h"
+#include "measure/serve/random_dataset.h"
+#include "measure/serve/sharegpt_dataset.h"
+#include "measure/serve/stream_client.h"
+#include "store/dossier_dir.h"
+
+namespace dossier::serve {
+namespace {
+
+constexpr double kModelsTimeoutS = 30;
+
+std::string RunLabel(int64_t concurrency, double rate) {
+  if (rate > 0) {
+    if (std::isinf(rate)) return "rate=inf";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "rate=%g", rate);
+    return buf;
+  }
+  return "c=" + std::to_string(concurrency);
+}
+
+Result<std::string> ResolveModel(const BenchOptions& o) {
+  if (!o.model.empty()) return o.model;
+  auto body = HttpGet(o.endpoint.Url("/v1/models"), o.api_key, kModelsTimeoutS);
+  if (!body) {
+    return Error::Io("cannot ask " + o.endpoint.RedactedUrl("/v1/models") +
+                     " for the model: " + body.error().message + " (or pass --model)");
+  }
+  auto ids = ParseModelList(*body);
+  if (!ids) return Error::Io(ids.error().message + " (pass --model)");
+  return ids->front();
+}
+
+LoadItem Item(const BenchOptions& o, const std::string& model, const Prompt& p) {
+  RequestParams rp{model, p.text, p.output_tokens, p.exact_output};
+  return {BuildRequestBody(o.api, rp), p.input_tokens};
+}
+
+}  // namespace
+
+int64_t DefaultNumPrompts(int64_t concurrency, double rate) {
+  if (rate > 0) {
+    if (std::isinf(rate)) return std::max<int64_t>(100, concurrency);
+    return std::clamp<int64_t>(static_cast<int64_t>(std::ceil(rate * 10)), 20, 10000);
+  }
+  return std::max<int64_t>(8, 4 * concurrency);
+}
+
+Result<ServeMeasurement> RunServeBench(const BenchOptions& o, const BenchHooks& hooks) {
+  auto log = [&](const std::string& s) {
+    if (hooks.log) hooks.log(s);
+  };
+  const bool open_loop = !o.request_rates.empty();
+  if (open_loop == !o.concurrency.empty()) {
+    return Error::Invalid("give either concurrency levels or request rates");
+  }
+  // One run per level or rate: (concurrency, rate) pairs.
+  std::vector<std::pair<int64_t, double>> plan;
+  if (open_loop) {
+    for (double r : o.request_rates) plan.emplace_back(o.max_concurrency, r);
+  } else {
+    for (int64_t c : o.concurrency) plan.emplace_back(c, 0.0);
+  }
+  int64_t most_prompts = 0, most_in_flight = 0;
+  for (auto [c, r] : plan) {
+    most_prompts = std::max(most_prompts, o.num_prompts.value_or(DefaultNumPrompts(c, r)));
+    most_in_flight = std::max(most_in_flight, c > 0 ? c : most_prompts);
+  }
+
+  ServeMeasurement m;
+  m.time = NowIso8601();
+  m.boot_id = RootFs("/").ReadValue("/proc/sys/kernel/random/boot_id").value_or("");
+  m.endpoint = o.endpoint.RedactedUrl(ApiPath(o.api));
+  m.api = std::string(ApiName(o.api));
+  m.seed = o.seed;
+  m.slo = o.slo_text;
+  m.timeout_s = o.timeout_s;
+
+  // The dataset first: a bad file is a usage error, found before the server is bothered.
+  std::vector<Prompt> sharegpt;
+  if (!o.dataset_path.empty()) {
+    ShareGptStats st;
+    auto loaded =
+        LoadShareGpt(o.dataset_path, most_prompts, o.seed,
+                     o.output_len_given ? std::optional(o.output_len) : std::nullopt, &st);
+    if (!loaded) return loaded.error();
+    sharegpt = std::move(*loaded);
+    log("dataset " + o.dataset_path + ": " + std::to_string(st.conversations) + " conversations, " +
+        std::to_string(st.eligible) + " usable, " + std::to_string(sharegpt.size()) + " sampled");
+    m.dataset = o.dataset_path;
+    m.output_len = o.output_len_given ? o.output_len : 0;
+  } else {
+    m.dataset = "random";
+    m.input_len = o.input_len;
+    m.output_len = o.output_len;
+  }
+
+  auto model = ResolveModel(o);
+  if (!model) return model.error();
+  m.model = *model;
+
+  int64_t limit = RaiseFileLimit(most_in_flight + 256);
+  if (limit < most_in_flight + 64) {
+    log("warning: the open-file limit (" + std::to_string(limit) + ") is below " +
+        std::to_string(most_in_flight) + " connections; raise it with 'ulimit -n'");
+  }
+
+  for (size_t i = 0; i < plan.size(); ++i) {
+    if (hooks.stop && hooks.stop->load()) break;
+    auto [c, rate] = plan[i];
+    int64_t n = o.num_prompts.value_or(DefaultNumPrompts(c, rate));
+    // Each run gets its own prompts (seed + i): the server's prefix cache must not carry one
+    // run's prompts into the next. Random prompts are made as they are sent.
+    ItemSource items;
+    const uint64_t run_seed = o.seed + i;
+    if (o.dataset_path.empty()) {
+      items = [&o, &m, run_seed](int64_t k) {
+        return Item(o, m.model, RandomPrompt(k, o.input_len, o.output_len, run_seed));
+      };
+    } else {
+      std::vector<Prompt> prompts = sharegpt;
+      std::mt19937_64 rng(run_seed);
+      std::shuffle(prompts.begin(), prompts.end(), rng);
+      std::vector<LoadItem> built;
+      for (const Prompt& p : prompts) built.push_back(Item(o, m.model, p));
+      items = Cycle(std::move(built));
+    }
+    LoadSpec spec;
+    spec.url = o.endpoint.Url(ApiPath(o.api));
+    spec.client.api_key = o.api_key;
+    spec.client.timeout_s = o.timeout_s;
+    spec.client.request_id_prefix = "dossier-" + std::to_string(i) + "-";
+    spec.client.max_connections = std::max<int64_t>(c > 0 ? c : n, 16);
+    spec.concurrency = c;
+    spec.request_rate = rate;
+    spec.num_prompts = n;
+    spec.duration_s = o.duration_s;
+    spec.seed = run_seed;
+    spec.max_consecutive_failures = o.max_consecutive_failures >= 0 ? o.max_consecutive_failures
+                                                                    : std::max<int64_t>(100, 2 * c);
+    std::string label = RunLabel(c, rate);
+    log("run " + label + ": " + std::to_string(n) + " requests");
+    auto outcome = RunLoad(
+        spec, items,
+        [&](const LoadProgress& p) {
+          if (hooks.progress) hooks.progress(label, p);
+        },
+        hooks.stop);
+    if (!outcome) return outcome.error();
+    if (hooks.on_outcome) hooks.on_outcome(i, *outcome);
+    ServeRun run = Summarize(*outcome, o.slo);
+    if (open_loop) {
+      if (std::isinf(rate)) {
+        run.request_rate.Unknown("inf (all requests sent at once)");
+      } else {
+        run.request_rate.Set(rate, "");
+      }
+      if (c > 0) run.max_concurrency.Set(c, "");
+    } else {
+      run.concurrency.Set(c, "");
+    }
+    m.runs.push_back(std::move(run));
+    if (outcome->interrupted) {
+      m.interrupted = true;
+      break;
+    }
+  }
+  return m;
+}
+
+}  // namespace dossier::serve

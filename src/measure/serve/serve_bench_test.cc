@@ -1,0 +1,443 @@
+// serve-bench against the stand-in server (tests/standins/): the figures measured must be what the
+// server did, for the closed-loop sweep, the open-loop rate, both endpoints, and every fault.
+#include "measure/serve/serve_bench.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "measure/serve/random_dataset.h"
+#include "measure/serve/result_block.h"
+#include "model/json_io.h"
+#include "standins/openai_standin.h"
+
+namespace dossier::serve {
+namespace {
+
+using testing::Fault;
+using testing::StandinConfig;
+using testing::StandinServer;
+
+// How far the client's timings may trail the server's. A client cannot time bytes better than its
+// thread gets scheduled, so the tolerance is 5 ms plus three times how late this process wakes
+// from a 1 ms sleep right now (about 0.1 ms on a quiet machine, milliseconds on a CI machine
+// running two test processes under ASan beside other builds). The benchmark
+// (bench/serve_client_bench.cc) measures the real error.
+double SchedulingNoiseMs() {
+  std::vector<double> late;
+  for (int i = 0; i < 15; ++i) {
+    auto t0 = std::chrono::steady_clock::now();
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    late.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() -
+        1.0);
+  }
+  std::sort(late.begin(), late.end());
+  return std::max(0.0, late[late.size() / 2]);
+}
+
+const double kTolMs = 5 + 3 * SchedulingNoiseMs();
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return NAN;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+BenchOptions Options(const StandinServer& s, std::vector<int64_t> levels, int64_t n,
+                     int64_t out_len) {
+  BenchOptions o;
+  o.endpoint = *ParseEndpoint(s.base_url());
+  o.concurrency = std::move(levels);
+  o.num_prompts = n;
+  o.input_len = 20;
+  o.output_len = out_len;
+  o.timeout_s = 5;
+  return o;
+}
+
+// The requests of each run of the last Bench(), for matching with the server's records.
+std::vector<LoadOutcome> g_outcomes;
+
+BenchHooks Recording() {
+  g_outcomes.clear();
+  BenchHooks h;
+  h.on_outcome = [](size_t, const LoadOutcome& o) { g_outcomes.push_back(o); };
+  return h;
+}
+
+ServeMeasurement Bench(const BenchOptions& o) {
+  auto m = RunServeBench(o, Recording());
+  EXPECT_TRUE(m) << m.error().message;
+  return m ? *m : ServeMeasurement{};
+}
+
+StandinConfig Cfg(double ttft_ms, double itl_ms, Fault fault = Fault::kNone,
+                  int64_t fault_every = 1) {
+  StandinConfig c;
+  c.ttft_ms = ttft_ms;
+  c.itl_ms = itl_ms;
+  c.fault = fault;
+  c.fault_every = fault_every;
+  c.lifetime_s = 20;
+  return c;
+}
+
+StandinServer& Started(StandinServer& s) {
+  auto st = s.Start();
+  EXPECT_TRUE(st) << st.error().message;
+  return s;
+}
+
+// The client's figures against what the server did, request by request (matched by
+// X-Request-Id) on the same steady clock: the client's TTFT and E2E hold the server's (request
+// read -> first / last token written) and exceed them by little; each gap between tokens is the
+// server's gap, give or take a little. Medians of the differences, so one request delayed by a
+// busy CI machine does not fail the test.
+void ExpectMatchesServer(const ServeRun& r, const StandinServer& server, size_t run = 0) {
+  ASSERT_LT(run, g_outcomes.size());
+  std::map<std::string, testing::ServedRequest> served;
+  for (auto& s : server.Served()) served[s.request_id] = s;
+  std::vector<double> ttft_diff, e2e_diff, itl_diff, server_itl;
+  for (const RequestResult& c : g_outcomes[run].results) {
+    if (!c.ok) continue;
+    std::string id = "dossier-" + std::to_string(run) + "-" + std::to_string(c.index);
+    ASSERT_TRUE(served.count(id)) << id;
+    const testing::ServedRequest& s = served[id];
+    ASSERT_TRUE(s.completed) << id;
+    ASSERT_EQ(c.token_ns.size(), s.token_sent_ns.size()) << id;
+    double client_ttft = static_cast<double>(c.first_token_ns - c.start_ns) / 1e6;
+    double server_ttft = static_cast<double>(s.token_sent_ns.front() - s.received_ns) / 1e6;
+    double client_e2e = static_cast<double>(c.end_ns - c.start_ns) / 1e6;
+    double server_e2e = static_cast<double>(s.token_sent_ns.back() - s.received_ns) / 1e6;
+    EXPECT_GE(client_ttft, server_ttft) << id;
+    EXPECT_GE(client_e2e, server_e2e) << id;
+    ttft_diff.push_back(client_ttft - server_ttft);
+    e2e_diff.push_back(client_e2e - server_e2e);
+    for (size_t i = 1; i < c.token_ns.size(); ++i) {
+      double gap = static_cast<double>(s.token_sent_ns[i] - s.token_sent_ns[i - 1]) / 1e6;
+      server_itl.push_back(gap);
+      itl_diff.push_back(
+          std::abs(static_cast<double>(c.token_ns[i] - c.token_ns[i - 1]) / 1e6 - gap));
+    }
+  }
+  ASSERT_EQ(static_cast<int64_t>(ttft_diff.size()), r.completed);
+  EXPECT_LT(Median(ttft_diff), kTolMs);
+  EXPECT_LT(Median(e2e_diff), kTolMs);
+  EXPECT_LT(Median(itl_diff), kTolMs);
+  // And the reported statistics are those of these requests.
+  double mean_itl = 0;
+  for (double v : server_itl) mean_itl += v / static_cast<double>(server_itl.size());
+  EXPECT_NEAR(*r.itl_ms.mean, mean_itl, kTolMs / 2);
+  EXPECT_NEAR(*r.tpot_ms.mean, mean_itl, kTolMs / 2);
+  ASSERT_TRUE(r.ttft_ms.median.known());
+}
+
+TEST(ServeBenchStandin, ClosedLoopSweepOnCompletions) {
+  StandinServer server(Cfg(15, 3));
+  Started(server);
+  BenchOptions o = Options(server, {1, 4}, 0, 10);
+  o.num_prompts.reset();  // the default: 4 per stream, at least 8
+  ServeMeasurement m = Bench(o);
+  EXPECT_EQ(m.model, "standin-model");  // from /v1/models
+  EXPECT_EQ(m.api, "completions");
+  ASSERT_EQ(m.runs.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    SCOPED_TRACE("run " + std::to_string(i));
+    const ServeRun& r = m.runs[i];
+    EXPECT_EQ(*r.concurrency, i == 0 ? 1 : 4);
+    EXPECT_FALSE(r.request_rate.known());
+    const int64_t n = i == 0 ? 8 : 16;
+    EXPECT_EQ(r.completed, n);
+    EXPECT_EQ(r.failed, 0);
+    EXPECT_TRUE(r.failures.empty());
+    EXPECT_EQ(r.output_tokens, 10 * n);
+    EXPECT_EQ(r.output_tokens_from, "usage");
+    EXPECT_EQ(r.input_tokens, 20 * n);  // the server counted the 20 words of each prompt
+    EXPECT_EQ(r.input_tokens_from, "usage");
+    ExpectMatchesServer(r, server, i);
+    EXPECT_NEAR(r.output_tokens_per_s, 10.0 * static_cast<double>(n) / r.duration_s, 1e-6);
+  }
+  // Four streams at a time serve about four times the requests per second of one.
+  EXPECT_GT(m.runs[1].request_throughput, 2.5 * m.runs[0].request_throughput);
+  // The server was asked for exactly 10 tokens, ignoring EOS, with usage in the stream.
+  auto served = server.Served();
+  ASSERT_EQ(served.size(), 24u);
+  auto body = nlohmann::json::parse(served[0].body);
+  EXPECT_EQ(body["max_tokens"], 10);
+  EXPECT_EQ(body["min_tokens"], 10);
+  EXPECT_EQ(body["ignore_eos"], true);
+  EXPECT_EQ(body["stream_options"]["include_usage"], true);
+}
+
+TEST(ServeBenchStandin, ChatEndpointSkipsTheRoleChunk) {
+  StandinServer server(Cfg(12, 2));
+  Started(server);
+  BenchOptions o = Options(server, {3}, 12, 8);
+  o.api = Api::kChat;
+  ServeMeasurement m = Bench(o);
+  ASSERT_EQ(m.runs.size(), 1u);
+  const ServeRun& r = m.runs[0];
+  EXPECT_EQ(r.completed, 12);
+  EXPECT_EQ(r.output_tokens, 96);
+  ExpectMatchesServer(r, server);  // a TTFT near 0 would mean the role chunk was counted
+  EXPECT_EQ(server.Served()[0].path, "/v1/chat/completions");
+}
+
+// Per request and per token, the client's clock against the server's (the same steady clock).
+TEST(ServeBenchStandin, EachTokenIsTimedWhenItArrives) {
+  // Gaps longer than the tolerance, so a client that stamped tokens late or all at once fails.
+  StandinServer server(Cfg(10, 8));
+  Started(server);
+  LoadSpec spec;
+  spec.url = server.base_url() + "/v1/completions";
+  spec.concurrency = 8;
+  spec.num_prompts = 32;  // most on kept-alive connections, as in a long run
+  std::vector<LoadItem> items;
+  for (const auto& p : RandomPrompts(4, 10, 8, 1)) {
+    items.push_back({BuildRequestBody(Api::kCompletions, {"standin-model", p.text, 8, true}), 10});
+  }
+  auto out = RunLoad(spec, Cycle(items), {}, nullptr);
+  ASSERT_TRUE(out);
+  std::map<std::string, testing::ServedRequest> by_id;
+  for (auto& s : server.Served()) by_id[s.request_id] = s;
+  std::vector<double> delivery, ttft_error, itl_error;
+  for (const auto& r : out->results) {
+    ASSERT_TRUE(r.ok) << r.failure;
+    const auto& s = by_id.at("dossier-" + std::to_string(r.index));  // RunLoad's default prefix
+    ASSERT_EQ(s.token_sent_ns.size(), r.token_ns.size());
+    double server_ttft = static_cast<double>(s.token_sent_ns[0] - s.received_ns) / 1e6;
+    double client_ttft = static_cast<double>(r.first_token_ns - r.start_ns) / 1e6;
+    EXPECT_GE(client_ttft, server_ttft);  // the client's interval holds the server's
+    ttft_error.push_back(client_ttft - server_ttft);
+    for (size_t i = 0; i < r.token_ns.size(); ++i) {
+      EXPECT_GE(r.token_ns[i], s.token_sent_ns[i]);  // no token arrives before it was sent
+      delivery.push_back(static_cast<double>(r.token_ns[i] - s.token_sent_ns[i]) / 1e6);
+      if (i > 0) {
+        itl_error.push_back(
+            std::abs(static_cast<double>((r.token_ns[i] - r.token_ns[i - 1]) -
+                                         (s.token_sent_ns[i] - s.token_sent_ns[i - 1])) /
+                     1e6));
+      }
+    }
+  }
+  EXPECT_LT(Median(delivery), kTolMs);
+  EXPECT_LT(Median(ttft_error), 2 * kTolMs);  // also holds connecting and sending the request
+  EXPECT_LT(Median(itl_error), kTolMs);
+}
+
+TEST(ServeBenchStandin, OpenLoopSendsAtThePoissonTimes) {
+  StandinServer server(Cfg(5, 1));
+  Started(server);
+  BenchOptions o = Options(server, {}, 20, 5);
+  o.concurrency.clear();
+  o.request_rates = {100};
+  o.seed = 5;
+  ServeMeasurement m = Bench(o);
+  ASSERT_EQ(m.runs.size(), 1u);
+  const ServeRun& r = m.runs[0];
+  EXPECT_EQ(*r.request_rate, 100);
+  EXPECT_FALSE(r.concurrency.known());
+  EXPECT_EQ(r.completed, 20);
+  ExpectMatchesServer(r, server);
+  // The server received the requests at the seeded Poisson offsets (run 0 uses seed + 0).
+  auto offsets = PoissonOffsets(20, 100, 5);
+  auto served = server.Served();
+  std::vector<int64_t> received;
+  for (const auto& s : served) received.push_back(s.received_ns);
+  std::sort(received.begin(), received.end());
+  std::vector<double> error;
+  for (size_t i = 1; i < received.size(); ++i) {
+    double got = static_cast<double>(received[i] - received[0]) / 1e6;
+    double want = static_cast<double>(offsets[i] - offsets[0]) / 1e6;
+    EXPECT_NEAR(got, want, 10 * kTolMs) << "request " << i;
+    error.push_back(std::abs(got - want));
+  }
+  EXPECT_LT(Median(error), kTolMs);
+}
+
+TEST(ServeBenchStandin, OpenLoopCapOnRequestsInFlight) {
+  StandinServer server(Cfg(5, 1));
+  Started(server);
+  LoadSpec spec;
+  spec.url = server.base_url() + "/v1/completions";
+  spec.request_rate = INFINITY;
+  spec.concurrency = 2;
+  spec.num_prompts = 8;
+  std::vector<LoadItem> items = {
+      {BuildRequestBody(Api::kCompletions, {"standin-model", "the of", 4, true}), 2}};
+  auto out = RunLoad(spec, Cycle(items), {}, nullptr);
+  ASSERT_TRUE(out);
+  ASSERT_EQ(out->results.size(), 8u);
+  for (const auto& a : out->results) {
+    int overlapping = 0;
+    for (const auto& b : out->results)
+      overlapping += b.start_ns <= a.start_ns && a.start_ns < b.end_ns;
+    EXPECT_LE(overlapping, 2);
+  }
+}
+
+struct FaultCase {
+  Fault fault;
+  std::string reason;
+};
+
+TEST(ServeBenchStandin, EveryFaultIsCountedWithItsReasonAndTheRunGoesOn) {
+  const std::vector<FaultCase> cases = {
+      {Fault::kHttp500,
+       R"(HTTP 500: {"error":{"message":"stand-in fault: internal error","type":"InternalServerError","code":500}})"},
+      {Fault::kCutStream, "stream cut: connection closed before the end"},
+      {Fault::kBadJson, "malformed JSON in an event"},
+      {Fault::kStall, "timeout: no token within 0.2 s"},
+      {Fault::kErrorEvent, "server error in the stream: stand-in fault: out of memory"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.reason);
+    StandinServer server(Cfg(5, 1, c.fault, 2));
+    Started(server);
+    BenchOptions o = Options(server, {4}, 24, 6);
+    o.timeout_s = 0.2;
+    o.model = "standin-model";
+    ServeMeasurement m = Bench(o);
+    ASSERT_EQ(m.runs.size(), 1u);
+    const ServeRun& r = m.runs[0];
+    EXPECT_EQ(r.completed, 12);
+    EXPECT_EQ(r.failed, 12);
+    ASSERT_EQ(r.failures.size(), 1u);
+    EXPECT_EQ(r.failures.begin()->first, c.reason);
+    EXPECT_EQ(r.failures.begin()->second, 12);
+    EXPECT_EQ(r.output_tokens, 72);  // the good half, in full
+    ExpectMatchesServer(r, server);
+    EXPECT_LT(r.duration_s, 2.0);
+  }
+}
+
+TEST(ServeBenchStandin, MissingUsageCountsChunks) {
+  StandinServer server(Cfg(5, 1, Fault::kNoUsage));
+  Started(server);
+  ServeMeasurement m = Bench(Options(server, {2}, 4, 7));
+  const ServeRun& r = m.runs[0];
+  EXPECT_EQ(r.completed, 4);
+  EXPECT_EQ(r.output_tokens, 28);
+  EXPECT_EQ(r.output_tokens_from, "chunks");
+  EXPECT_EQ(r.input_tokens, 80);  // the dataset's count: 20 words each
+  EXPECT_EQ(r.input_tokens_from, "dataset");
+}
+
+TEST(ServeBenchStandin, ConnectionRefused) {
+  BenchOptions o;
+  o.endpoint = *ParseEndpoint("http://127.0.0.1:" + std::to_string(testing::ClosedPort()));
+  o.concurrency = {2};
+  o.num_prompts = 6;
+  o.input_len = 5;
+  o.output_len = 5;
+  o.model = "m";
+  ServeMeasurement m = Bench(o);
+  ASSERT_EQ(m.runs.size(), 1u);
+  EXPECT_EQ(m.runs[0].completed, 0);
+  EXPECT_EQ(m.runs[0].failed, 6);
+  EXPECT_EQ(m.runs[0].failures["connection refused"], 6);
+  EXPECT_FALSE(m.runs[0].ttft_ms.median.known());
+  // Without --model, the model question fails with a clear error instead.
+  o.model.clear();
+  auto e = RunServeBench(o, {});
+  ASSERT_FALSE(e);
+  EXPECT_EQ(e.error().kind, Error::kIo);
+  EXPECT_NE(e.error().message.find("/v1/models"), std::string::npos);
+}
+
+TEST(ServeBenchStandin, StopsSendingAfterFailuresInARow) {
+  BenchOptions o;
+  o.endpoint = *ParseEndpoint("http://127.0.0.1:" + std::to_string(testing::ClosedPort()));
+  o.concurrency = {1};
+  o.num_prompts = 500;
+  o.model = "m";
+  o.input_len = o.output_len = 3;
+  o.max_consecutive_failures = 5;
+  ServeMeasurement m = Bench(o);
+  EXPECT_EQ(m.runs[0].failed, 5);
+  EXPECT_NE(m.runs[0].stopped_early.find("5 failures in a row (last: connection refused)"),
+            std::string::npos);
+}
+
+TEST(ServeBenchStandin, DurationBoundsTheRun) {
+  StandinServer server(Cfg(2, 1));
+  Started(server);
+  BenchOptions o = Options(server, {2}, 100000, 5);
+  o.duration_s = 0.2;
+  auto t0 = std::chrono::steady_clock::now();
+  ServeMeasurement m = Bench(o);
+  double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_LT(wall, 1.5);
+  EXPECT_GT(m.runs[0].completed, 5);
+  EXPECT_LT(m.runs[0].completed, 100000);
+  EXPECT_EQ(m.runs[0].failed, 0);
+}
+
+TEST(ServeBenchStandin, StopFlagEndsWithWhatWasMeasured) {
+  StandinServer server(Cfg(2, 2));
+  Started(server);
+  BenchOptions o = Options(server, {2, 4}, 100000, 10);
+  std::atomic<bool> stop{false};
+  BenchHooks hooks = Recording();
+  std::thread ctrl_c([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    stop = true;
+  });
+  hooks.stop = &stop;
+  auto m = RunServeBench(o, hooks);
+  ctrl_c.join();
+  ASSERT_TRUE(m);
+  EXPECT_TRUE(m->interrupted);
+  ASSERT_EQ(m->runs.size(), 1u);  // the second level never started
+  EXPECT_GT(m->runs[0].completed, 0);
+  EXPECT_EQ(m->runs[0].failed, 0);  // cancelled requests are not failures
+  EXPECT_LE(m->runs[0].cancelled, 2);
+  ExpectMatchesServer(m->runs[0], server);
+}
+
+TEST(ServeBenchStandin, ApiKeyIsSentButNeverStoredOrPrinted) {
+  const std::string key = "sk-test-0123456789abcdef";
+  StandinConfig cfg = Cfg(2, 1);
+  cfg.api_key = key;
+  StandinServer server(cfg);
+  Started(server);
+  BenchOptions o = Options(server, {2}, 4, 3);
+  o.api_key = key;
+  o.slo = *ParseSlo("ttft_ms=1000");
+  o.slo_text = "ttft_ms=1000";
+  ServeMeasurement m = Bench(o);
+  EXPECT_EQ(m.runs[0].completed, 4);
+  EXPECT_NEAR(*m.runs[0].goodput, m.runs[0].request_throughput, 1e-9);
+  for (const auto& s : server.Served()) EXPECT_EQ(s.authorization, "Bearer " + key);
+  EXPECT_EQ(ServeToJson(m).dump().find(key), std::string::npos);
+  EXPECT_EQ(RenderResultBlocks(m).find(key), std::string::npos);
+  // A wrong key: every request fails with the server's 401.
+  o.api_key = "wrong";
+  o.model = "standin-model";
+  ServeMeasurement bad = Bench(o);
+  EXPECT_EQ(bad.runs[0].failures[R"(HTTP 401: {"error":{"message":"invalid API key"}})"], 4);
+}
+
+TEST(ServeBenchStandin, ResultBlockLooksLikeVllm) {
+  StandinServer server(Cfg(2, 1, Fault::kHttp500, 2));
+  Started(server);
+  ServeMeasurement m = Bench(Options(server, {1}, 2, 3));
+  std::string text = RenderResultBlocks(m);
+  for (const char* line :
+       {"============ Serving Benchmark Result ============\n",
+        "Successful requests:                     1", "Failed requests:                         1",
+        "Concurrency:                             1",
+        "---------------Time to First Token----------------\n",
+        "Median TTFT (ms):", "P99 ITL (ms):", "Mean TPOT (ms):", "Max E2E Latency (ms):",
+        "Total generated tokens:                  3 (server usage)", "       1  HTTP 500: "}) {
+    EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
+  }
+}
+
+}  // namespace
+}  // namespace dossier::serve
