@@ -100,121 +100,174 @@ void PrintProgress(const std::string& run, const serve::LoadProgress& p) {
 
 }  // namespace
 
-int RunServeBench(const std::vector<std::string>& args) {
-  CLI::App app(
-      "Measure an OpenAI-compatible serving endpoint (SGLang, vLLM, TensorRT-LLM, TGI, llama.cpp) "
-      "from one stream to a thousand: TTFT, ITL, TPOT, E2E latency and throughput, with the "
-      "definitions of vLLM's bench serve. Stores a serve-bench record in the dossier.",
-      "dossier serve-bench");
-  std::string url, api = "completions", model, api_key, levels, rates, dataset, slo_text, format;
+namespace {
+
+// The command line as given, before it is checked.
+struct Flags {
+  std::string url, api = "completions", model, api_key, levels, rates, dataset, slo, format;
   std::string dossier_dir = "dossier", machine;
   int64_t max_concurrency = 0, num_prompts = 0, input_len = 1024, output_len = 128;
   int64_t max_failures = -1;
   double duration = 0, timeout = 600;
   uint64_t seed = 0;
   bool no_store = false, quiet = false;
-  app.add_option("url", url, "server address, e.g. http://127.0.0.1:30000 (with or without /v1)")
+};
+
+void Declare(CLI::App& app, Flags* f) {
+  app.add_option("url", f->url, "server address, e.g. http://127.0.0.1:30000 (with or without /v1)")
       ->required();
-  app.add_option("--api", api, "completions (/v1/completions) or chat (/v1/chat/completions)")
+  app.add_option("--api", f->api, "completions (/v1/completions) or chat (/v1/chat/completions)")
       ->check(CLI::IsMember({"completions", "chat"}))
       ->capture_default_str();
-  app.add_option("--model", model, "model name to request (default: the first of /v1/models)");
-  app.add_option("--api-key", api_key,
+  app.add_option("--model", f->model, "model name to request (default: the first of /v1/models)");
+  app.add_option("--api-key", f->api_key,
                  "API key sent as a Bearer token (prefer $DOSSIER_API_KEY or $OPENAI_API_KEY: "
                  "a command line is visible to other users)");
-  auto* c_opt = app.add_option("--concurrency", levels,
+  auto* c_opt = app.add_option("--concurrency", f->levels,
                                "closed loop: requests in flight, one run per level (e.g. 1,8,64; "
                                "default 1,8,64)");
-  auto* r_opt = app.add_option("--request-rate", rates,
+  auto* r_opt = app.add_option("--request-rate", f->rates,
                                "open loop: Poisson arrivals at these rates (requests/s, or inf), "
                                "one run per rate");
   c_opt->excludes(r_opt);
-  app.add_option("--max-concurrency", max_concurrency,
+  app.add_option("--max-concurrency", f->max_concurrency,
                  "open loop: cap on requests in flight (default none)");
-  app.add_option("--num-prompts", num_prompts,
+  app.add_option("--num-prompts", f->num_prompts,
                  "requests per run (default 4 x concurrency, at least 8; at a rate, 10 s of "
                  "arrivals, at least 20)");
-  app.add_option("--duration", duration, "per run: start no request after this many seconds");
-  app.add_option("--input-len", input_len, "random dataset: prompt tokens")->capture_default_str();
-  app.add_option("--output-len", output_len,
+  app.add_option("--duration", f->duration, "per run: start no request after this many seconds");
+  app.add_option("--input-len", f->input_len, "random dataset: prompt tokens")
+      ->capture_default_str();
+  app.add_option("--output-len", f->output_len,
                  "tokens to generate, exactly (ignore_eos, min_tokens); with --dataset, replaces "
                  "the answers' lengths")
       ->capture_default_str();
-  app.add_option("--dataset", dataset, "ShareGPT-format JSON file (default: random prompts)");
-  app.add_option("--seed", seed, "seed for prompts and arrival times (run i uses seed + i)")
+  app.add_option("--dataset", f->dataset, "ShareGPT-format JSON file (default: random prompts)");
+  app.add_option("--seed", f->seed, "seed for prompts and arrival times (run i uses seed + i)")
       ->capture_default_str();
-  app.add_option("--slo", slo_text, "goodput objectives, e.g. ttft_ms=500,tpot_ms=50,e2e_ms=…");
-  app.add_option("--timeout", timeout, "per request, in seconds")->capture_default_str();
-  app.add_option("--max-failures", max_failures,
+  app.add_option("--slo", f->slo, "goodput objectives, e.g. ttft_ms=500,tpot_ms=50,e2e_ms=…");
+  app.add_option("--timeout", f->timeout, "per request, in seconds")->capture_default_str();
+  app.add_option("--max-failures", f->max_failures,
                  "stop sending after this many failures in a row (default max(100, 2 x "
                  "concurrency); 0: never)");
-  app.add_option("--format", format, "text (default) or json, on stdout")
+  app.add_option("--format", f->format, "text (default) or json, on stdout")
       ->check(CLI::IsMember({"text", "json"}));
-  app.add_option("--dossier", dossier_dir, "dossier directory to append to")->capture_default_str();
-  app.add_option("--machine", machine, "machine name for the record (default: the hostname)");
-  app.add_flag("--no-store", no_store, "print only; write no record");
-  app.add_flag("-q,--quiet", quiet, "no progress on stderr");
-  if (int rc = Parse(app, args); rc >= 0) return rc;
+  app.add_option("--dossier", f->dossier_dir, "dossier directory to append to")
+      ->capture_default_str();
+  app.add_option("--machine", f->machine, "machine name for the record (default: the hostname)");
+  app.add_flag("--no-store", f->no_store, "print only; write no record");
+  app.add_flag("-q,--quiet", f->quiet, "no progress on stderr");
+}
 
-  auto fail_usage = [](const std::string& msg) {
-    std::fprintf(stderr, "dossier serve-bench: %s\n", msg.c_str());
-    return kExitUsage;
-  };
+// The checked options; an error message says which flag is wrong.
+Result<serve::BenchOptions> Check(const Flags& f, const CLI::App& app) {
   serve::BenchOptions o;
-  auto endpoint = serve::ParseEndpoint(url);
-  if (!endpoint) return fail_usage(endpoint.error().message);
+  auto endpoint = serve::ParseEndpoint(f.url);
+  if (!endpoint) return endpoint.error();
   o.endpoint = *endpoint;
-  o.api = api == "chat" ? serve::Api::kChat : serve::Api::kCompletions;
-  o.model = model;
-  o.api_key = !api_key.empty() ? api_key : ApiKeyFromEnv();
-  if (!rates.empty()) {
-    auto r = ParseRates(rates);
-    if (!r) return fail_usage(r.error().message);
+  o.api = f.api == "chat" ? serve::Api::kChat : serve::Api::kCompletions;
+  o.model = f.model;
+  o.api_key = !f.api_key.empty() ? f.api_key : ApiKeyFromEnv();
+  if (!f.rates.empty()) {
+    auto r = ParseRates(f.rates);
+    if (!r) return r.error();
     o.request_rates = *r;
-    if (max_concurrency < 0) return fail_usage("--max-concurrency must be positive");
-    o.max_concurrency = max_concurrency;
+    if (f.max_concurrency < 0) return Error::Invalid("--max-concurrency must be positive");
+    o.max_concurrency = f.max_concurrency;
   } else {
-    auto l = ParseLevels(levels.empty() ? "1,8,64" : levels);
-    if (!l) return fail_usage(l.error().message);
+    auto l = ParseLevels(f.levels.empty() ? "1,8,64" : f.levels);
+    if (!l) return l.error();
     o.concurrency = *l;
-    if (max_concurrency != 0) return fail_usage("--max-concurrency goes with --request-rate");
+    if (f.max_concurrency != 0) return Error::Invalid("--max-concurrency goes with --request-rate");
   }
-  if (num_prompts < 0 || (app.count("--num-prompts") && num_prompts == 0)) {
-    return fail_usage("--num-prompts must be positive");
+  if (f.num_prompts < 0 || (app.count("--num-prompts") && f.num_prompts == 0)) {
+    return Error::Invalid("--num-prompts must be positive");
   }
-  if (num_prompts > 0) o.num_prompts = num_prompts;
-  if (input_len < 1 || input_len > 1000000) return fail_usage("--input-len: 1 to 1000000");
-  if (output_len < 1 || output_len > 1000000) return fail_usage("--output-len: 1 to 1000000");
-  if (!(timeout > 0) || duration < 0) return fail_usage("--timeout must be > 0, --duration >= 0");
-  o.duration_s = duration;
-  o.input_len = input_len;
-  o.output_len = output_len;
+  if (f.num_prompts > 0) o.num_prompts = f.num_prompts;
+  if (f.input_len < 1 || f.input_len > 1000000) return Error::Invalid("--input-len: 1 to 1000000");
+  if (f.output_len < 1 || f.output_len > 1000000) {
+    return Error::Invalid("--output-len: 1 to 1000000");
+  }
+  if (!(f.timeout > 0) || f.duration < 0) {
+    return Error::Invalid("--timeout must be > 0, --duration >= 0");
+  }
+  o.duration_s = f.duration;
+  o.input_len = f.input_len;
+  o.output_len = f.output_len;
   o.output_len_given = app.count("--output-len") > 0;
-  o.dataset_path = dataset;
-  o.seed = seed;
-  o.timeout_s = timeout;
-  o.max_consecutive_failures = max_failures;
-  if (!slo_text.empty()) {
-    auto slo = serve::ParseSlo(slo_text);
-    if (!slo) return fail_usage(slo.error().message);
+  o.dataset_path = f.dataset;
+  o.seed = f.seed;
+  o.timeout_s = f.timeout;
+  o.max_consecutive_failures = f.max_failures;
+  if (!f.slo.empty()) {
+    auto slo = serve::ParseSlo(f.slo);
+    if (!slo) return slo.error();
     o.slo = *slo;
-    o.slo_text = slo_text;
+    o.slo_text = f.slo;
+  }
+  return o;
+}
+
+// The server's flags when it runs here (see local_server.h: the hook for the servers probe).
+void AddLocalServer(const serve::Endpoint& e, bool quiet, ServeMeasurement* m) {
+  if (!serve::IsLocalHost(e.host) || e.port <= 0) return;
+  if (auto s = serve::FindLocalServer(RootFs("/"), e.port)) {
+    m->server_flags = s->flags;
+    m->server_command = s->command;
+  } else if (!quiet) {
+    std::fprintf(stderr,
+                 "no process listening on port %d is visible (another user's? run as that user "
+                 "or root to record the server's flags)\n",
+                 e.port);
+  }
+}
+
+// Appends the serve-bench record; false when it could not be written.
+bool Store(const Flags& f, const nlohmann::json& doc) {
+  DossierDir dir(f.dossier_dir);
+  std::string name = f.machine.empty() ? HostName() : f.machine;
+  nlohmann::json record = {{"kind", "serve-bench"}, {"machine", name}, {"serve", doc}};
+  auto path = dir.Append(std::move(record), name);
+  if (!path) {
+    std::fprintf(stderr, "dossier serve-bench: cannot write the record: %s\n",
+                 path.error().message.c_str());
+    return false;
+  }
+  if (!f.quiet) std::fprintf(stderr, "wrote %s\n", path->c_str());
+  return true;
+}
+
+}  // namespace
+
+int RunServeBench(const std::vector<std::string>& args) {
+  CLI::App app(
+      "Measure an OpenAI-compatible serving endpoint (SGLang, vLLM, TensorRT-LLM, TGI, llama.cpp) "
+      "from one stream to a thousand: TTFT, ITL, TPOT, E2E latency and throughput, with the "
+      "definitions of vLLM's bench serve. Stores a serve-bench record in the dossier.",
+      "dossier serve-bench");
+  Flags f;
+  Declare(app, &f);
+  if (int rc = Parse(app, args); rc >= 0) return rc;
+  auto o = Check(f, app);
+  if (!o) {
+    std::fprintf(stderr, "dossier serve-bench: %s\n", o.error().message.c_str());
+    return kExitUsage;
   }
 
   g_interrupted.store(false);
   SigintScope sigint;
   serve::BenchHooks hooks;
   hooks.stop = &g_interrupted;
-  if (!quiet) {
+  if (!f.quiet) {
     hooks.progress = PrintProgress;
     hooks.log = [](const std::string& s) {
       if (::isatty(2)) std::fprintf(stderr, "\r\033[K");
       std::fprintf(stderr, "%s\n", s.c_str());
     };
+    std::fprintf(stderr, "serve-bench %s\n", o->endpoint.RedactedUrl("").c_str());
   }
-  if (!quiet) std::fprintf(stderr, "serve-bench %s\n", o.endpoint.RedactedUrl("").c_str());
-  auto result = serve::RunServeBench(o, hooks);
-  if (!quiet && ::isatty(2)) std::fprintf(stderr, "\r\033[K");
+  auto result = serve::RunServeBench(*o, hooks);
+  if (!f.quiet && ::isatty(2)) std::fprintf(stderr, "\r\033[K");
   if (!result) {
     std::fprintf(stderr, "dossier serve-bench: %s\n", result.error().message.c_str());
     // Options or a dataset that cannot be used are bad input; a server that does not answer is a
@@ -223,22 +276,10 @@ int RunServeBench(const std::vector<std::string>& args) {
     return k == Error::kInvalid || k == Error::kNotFound ? kExitUsage : kExitFailure;
   }
   ServeMeasurement& m = *result;
-
-  // The server's flags when it runs here (see local_server.h: hook for the servers probe).
-  if (serve::IsLocalHost(o.endpoint.host) && o.endpoint.port > 0) {
-    if (auto s = serve::FindLocalServer(RootFs("/"), o.endpoint.port)) {
-      m.server_flags = s->flags;
-      m.server_command = s->command;
-    } else if (!quiet) {
-      std::fprintf(stderr,
-                   "no process listening on port %d is visible (another user's? run as that "
-                   "user or root to record the server's flags)\n",
-                   o.endpoint.port);
-    }
-  }
+  AddLocalServer(o->endpoint, f.quiet, &m);
 
   nlohmann::json doc = ServeToJson(m);
-  if (format == "json") {
+  if (f.format == "json") {
     std::printf("%s\n", doc.dump(2).c_str());
   } else {
     std::string text = serve::RenderResultBlocks(m);
@@ -247,19 +288,7 @@ int RunServeBench(const std::vector<std::string>& args) {
   std::fflush(stdout);
 
   int rc = kExitOk;
-  if (!no_store) {
-    DossierDir dir(dossier_dir);
-    std::string name = machine.empty() ? HostName() : machine;
-    nlohmann::json record = {{"kind", "serve-bench"}, {"machine", name}, {"serve", doc}};
-    auto path = dir.Append(std::move(record), name);
-    if (!path) {
-      std::fprintf(stderr, "dossier serve-bench: cannot write the record: %s\n",
-                   path.error().message.c_str());
-      rc = kExitFailure;
-    } else if (!quiet) {
-      std::fprintf(stderr, "wrote %s\n", path->c_str());
-    }
-  }
+  if (!f.no_store && !Store(f, doc)) rc = kExitFailure;
   for (const ServeRun& r : m.runs) {
     if (r.completed == 0) rc = kExitFailure;  // a run with nothing measured
   }

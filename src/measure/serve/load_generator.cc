@@ -10,6 +10,7 @@ namespace dossier::serve {
 namespace {
 
 constexpr int64_t kSecond = 1000000000;
+constexpr int kStartBatch = 16;
 
 // Receives the client's callbacks and keeps, per request in flight, its trace and its body (curl
 // sends the body from our buffer).
@@ -81,90 +82,139 @@ ItemSource Cycle(std::vector<LoadItem> items) {
   };
 }
 
+namespace {
+
+// One run's loop: send what is due, wait for bytes, report progress, until the run ends.
+class LoadRun {
+ public:
+  LoadRun(const LoadSpec& spec, const ItemSource& items,
+          const std::function<void(const LoadProgress&)>& progress)
+      : spec_(spec),
+        items_(items),
+        progress_(progress),
+        n_(std::max<int64_t>(spec.num_prompts, 0)),
+        open_loop_(spec.request_rate > 0),
+        cap_(spec.concurrency > 0 ? spec.concurrency : INT64_MAX),
+        tracker_(spec.client.timeout_s),
+        client_(spec.client, &tracker_) {}
+
+  Status Init() {
+    if (open_loop_) offsets_ = PoissonOffsets(n_, spec_.request_rate, spec_.seed);
+    return client_.Init();
+  }
+
+  LoadOutcome Run(const std::atomic<bool>* stop) {
+    start_ = NowNs();
+    out_.start_ns = start_;
+    send_until_ = spec_.duration_s > 0 ? start_ + static_cast<int64_t>(spec_.duration_s * kSecond)
+                                       : INT64_MAX;
+    // The whole run is bounded: after --duration, what is in flight gets one timeout to finish.
+    const int64_t hard_end =
+        spec_.duration_s > 0
+            ? send_until_ + static_cast<int64_t>((spec_.client.timeout_s + 1) * kSecond)
+            : INT64_MAX;
+    next_progress_ = last_progress_ns_ = start_;
+    next_progress_ += kSecond;
+    for (;;) {
+      int64_t now = NowNs();
+      if (stop && stop->load(std::memory_order_relaxed)) {
+        out_.interrupted = true;
+        client_.CancelAll();
+        break;
+      }
+      if (now >= hard_end) {
+        client_.CancelAll();
+        break;
+      }
+      int64_t wake = std::min(now + kSecond / 5, next_progress_);
+      if (MaySend(now)) wake = std::min(wake, SendDue(now));
+      if (client_.active() == 0 && !MaySend(now)) break;
+      client_.Poll(std::min(wake, hard_end));
+      Progress(NowNs());
+    }
+    out_.results = std::move(tracker_.results_);
+    out_.end_ns = start_;
+    for (const auto& r : out_.results) out_.end_ns = std::max(out_.end_ns, r.end_ns);
+    return std::move(out_);
+  }
+
+ private:
+  bool MaySend(int64_t now) {
+    if (next_ >= n_ || now >= send_until_ || !out_.stopped_early.empty()) return false;
+    if (spec_.max_consecutive_failures > 0 &&
+        tracker_.consecutive_failures_ >= spec_.max_consecutive_failures) {
+      out_.stopped_early = "stopped sending after " +
+                           std::to_string(tracker_.consecutive_failures_) +
+                           " failures in a row (last: " + tracker_.last_failure_ + ")";
+      return false;
+    }
+    return true;
+  }
+
+  bool Due() {
+    return next_ < n_ && static_cast<int64_t>(client_.active()) < cap_ &&
+           (!open_loop_ || start_ + offsets_[static_cast<size_t>(next_)] <= NowNs());
+  }
+
+  // Sends what is due: free slots in the closed loop; arrivals whose time has come in the open
+  // loop (one waiting for a slot goes out as soon as one frees). At most kStartBatch at a time,
+  // then a look at the sockets: starting 1,024 requests (build, connect, send) takes long enough
+  // that answers to the first must not wait for the last to be sent, or their TTFT would hold
+  // the client's own work. Returns when to wake up next.
+  int64_t SendDue(int64_t now) {
+    for (int started = 0; started < kStartBatch && Due(); ++started) {
+      LoadItem item = items_(next_);
+      Tracker::Slot* slot = tracker_.Begin(next_, NowNs(), std::move(item));
+      client_.Start(next_, slot, spec_.url, slot->body);
+      ++next_;
+    }
+    if (Due()) return now;  // more to send: poll without waiting
+    if (open_loop_ && next_ < n_) return start_ + offsets_[static_cast<size_t>(next_)];
+    return INT64_MAX;
+  }
+
+  // About once a second: the callback, and the bound on the wait above.
+  void Progress(int64_t now) {
+    if (now < next_progress_) return;
+    next_progress_ = now + kSecond;
+    if (progress_) {
+      LoadProgress p;
+      p.completed = tracker_.completed_;
+      p.failed = tracker_.failed_;
+      p.in_flight = static_cast<int64_t>(client_.active());
+      p.elapsed_s = static_cast<double>(now - start_) / 1e9;
+      // Events per second over the last interval: what the server is doing now.
+      p.output_events_per_s = static_cast<double>(tracker_.output_events_ - last_events_) * 1e9 /
+                              static_cast<double>(std::max<int64_t>(1, now - last_progress_ns_));
+      progress_(p);
+    }
+    last_events_ = tracker_.output_events_;
+    last_progress_ns_ = now;
+  }
+
+  const LoadSpec& spec_;
+  const ItemSource& items_;
+  const std::function<void(const LoadProgress&)>& progress_;
+  const int64_t n_;
+  const bool open_loop_;
+  const int64_t cap_;
+  Tracker tracker_;
+  StreamClient client_;
+  std::vector<int64_t> offsets_;
+  LoadOutcome out_;
+  int64_t start_ = 0, send_until_ = 0, next_ = 0;
+  int64_t next_progress_ = 0, last_events_ = 0, last_progress_ns_ = 0;
+};
+
+}  // namespace
+
 Result<LoadOutcome> RunLoad(const LoadSpec& spec, const ItemSource& items,
                             const std::function<void(const LoadProgress&)>& progress,
                             const std::atomic<bool>* stop) {
   if (!items) return Error::Invalid("no prompts to send");
-  const int64_t n = std::max<int64_t>(spec.num_prompts, 0);
-  const bool open_loop = spec.request_rate > 0;
-  const int64_t cap = spec.concurrency > 0 ? spec.concurrency : INT64_MAX;
-  Tracker tracker(spec.client.timeout_s);
-  StreamClient client(spec.client, &tracker);
-  if (auto s = client.Init(); !s) return s.error();
-  std::vector<int64_t> offsets;
-  if (open_loop) offsets = PoissonOffsets(n, spec.request_rate, spec.seed);
-
-  LoadOutcome out;
-  const int64_t start = NowNs();
-  out.start_ns = start;
-  const int64_t send_until =
-      spec.duration_s > 0 ? start + static_cast<int64_t>(spec.duration_s * kSecond) : INT64_MAX;
-  // The whole run is bounded: after --duration, what is in flight gets one timeout to finish.
-  const int64_t hard_end =
-      spec.duration_s > 0 ? send_until + static_cast<int64_t>((spec.client.timeout_s + 1) * kSecond)
-                          : INT64_MAX;
-  int64_t next = 0;
-  int64_t next_progress = start + kSecond;
-  int64_t last_events = 0, last_progress_ns = start;
-
-  for (;;) {
-    int64_t now = NowNs();
-    if (stop && stop->load(std::memory_order_relaxed)) {
-      out.interrupted = true;
-      client.CancelAll();
-      break;
-    }
-    if (now >= hard_end) {
-      client.CancelAll();
-      break;
-    }
-    bool may_send = next < n && now < send_until && out.stopped_early.empty();
-    if (may_send && spec.max_consecutive_failures > 0 &&
-        tracker.consecutive_failures_ >= spec.max_consecutive_failures) {
-      out.stopped_early = "stopped sending after " + std::to_string(tracker.consecutive_failures_) +
-                          " failures in a row (last: " + tracker.last_failure_ + ")";
-      may_send = false;
-    }
-    int64_t wake = std::min(now + kSecond / 5, next_progress);
-    if (may_send) {
-      // Send what is due: all free slots in the closed loop; arrivals whose time has come in the
-      // open loop (a waiting arrival goes out as soon as a slot frees).
-      while (next < n && static_cast<int64_t>(client.active()) < cap &&
-             (!open_loop || start + offsets[static_cast<size_t>(next)] <= NowNs())) {
-        LoadItem item = items(next);
-        Tracker::Slot* slot = tracker.Begin(next, NowNs(), std::move(item));
-        client.Start(next, slot, spec.url, slot->body);
-        ++next;
-      }
-      if (open_loop && next < n) wake = std::min(wake, start + offsets[static_cast<size_t>(next)]);
-    }
-    if (client.active() == 0 && !(next < n && now < send_until && out.stopped_early.empty())) {
-      break;
-    }
-    wake = std::min(wake, hard_end);
-    client.Poll(wake);
-    now = NowNs();
-    if (now >= next_progress) {
-      next_progress = now + kSecond;  // also without a callback: it bounds the wait above
-      if (progress) {
-        LoadProgress p;
-        p.completed = tracker.completed_;
-        p.failed = tracker.failed_;
-        p.in_flight = static_cast<int64_t>(client.active());
-        p.elapsed_s = static_cast<double>(now - start) / 1e9;
-        // Events per second over the last interval: what the server is doing now.
-        p.output_events_per_s = static_cast<double>(tracker.output_events_ - last_events) * 1e9 /
-                                static_cast<double>(std::max<int64_t>(1, now - last_progress_ns));
-        progress(p);
-      }
-      last_events = tracker.output_events_;
-      last_progress_ns = now;
-    }
-  }
-  out.results = std::move(tracker.results_);
-  out.end_ns = start;
-  for (const auto& r : out.results) out.end_ns = std::max(out.end_ns, r.end_ns);
-  return out;
+  LoadRun run(spec, items, progress);
+  if (auto s = run.Init(); !s) return s.error();
+  return run.Run(stop);
 }
 
 }  // namespace dossier::serve

@@ -42,6 +42,42 @@ LoadItem Item(const BenchOptions& o, const std::string& model, const Prompt& p) 
   return {BuildRequestBody(o.api, rp), p.input_tokens};
 }
 
+// Each run gets its own prompts (seed + run): the server's prefix cache must not carry one run's
+// prompts into the next. Random prompts are made as they are sent; ShareGPT ones are reshuffled.
+ItemSource ItemsForRun(const BenchOptions& o, const std::string& model,
+                       const std::vector<Prompt>& sharegpt, uint64_t run_seed) {
+  if (o.dataset_path.empty()) {
+    return [&o, model, run_seed](int64_t k) {
+      return Item(o, model, RandomPrompt(k, o.input_len, o.output_len, run_seed));
+    };
+  }
+  std::vector<Prompt> prompts = sharegpt;
+  std::mt19937_64 rng(run_seed);
+  std::shuffle(prompts.begin(), prompts.end(), rng);
+  std::vector<LoadItem> built;
+  for (const Prompt& p : prompts) built.push_back(Item(o, model, p));
+  return Cycle(std::move(built));
+}
+
+LoadSpec SpecForRun(const BenchOptions& o, size_t run, int64_t concurrency, double rate,
+                    int64_t n) {
+  LoadSpec spec;
+  spec.url = o.endpoint.Url(ApiPath(o.api));
+  spec.client.api_key = o.api_key;
+  spec.client.timeout_s = o.timeout_s;
+  spec.client.request_id_prefix = "dossier-" + std::to_string(run) + "-";
+  spec.client.max_connections = std::max<int64_t>(concurrency > 0 ? concurrency : n, 16);
+  spec.concurrency = concurrency;
+  spec.request_rate = rate;
+  spec.num_prompts = n;
+  spec.duration_s = o.duration_s;
+  spec.seed = o.seed + run;
+  spec.max_consecutive_failures = o.max_consecutive_failures >= 0
+                                      ? o.max_consecutive_failures
+                                      : std::max<int64_t>(100, 2 * concurrency);
+  return spec;
+}
+
 }  // namespace
 
 int64_t DefaultNumPrompts(int64_t concurrency, double rate) {
@@ -115,35 +151,8 @@ Result<ServeMeasurement> RunServeBench(const BenchOptions& o, const BenchHooks& 
     if (hooks.stop && hooks.stop->load()) break;
     auto [c, rate] = plan[i];
     int64_t n = o.num_prompts.value_or(DefaultNumPrompts(c, rate));
-    // Each run gets its own prompts (seed + i): the server's prefix cache must not carry one
-    // run's prompts into the next. Random prompts are made as they are sent.
-    ItemSource items;
-    const uint64_t run_seed = o.seed + i;
-    if (o.dataset_path.empty()) {
-      items = [&o, &m, run_seed](int64_t k) {
-        return Item(o, m.model, RandomPrompt(k, o.input_len, o.output_len, run_seed));
-      };
-    } else {
-      std::vector<Prompt> prompts = sharegpt;
-      std::mt19937_64 rng(run_seed);
-      std::shuffle(prompts.begin(), prompts.end(), rng);
-      std::vector<LoadItem> built;
-      for (const Prompt& p : prompts) built.push_back(Item(o, m.model, p));
-      items = Cycle(std::move(built));
-    }
-    LoadSpec spec;
-    spec.url = o.endpoint.Url(ApiPath(o.api));
-    spec.client.api_key = o.api_key;
-    spec.client.timeout_s = o.timeout_s;
-    spec.client.request_id_prefix = "dossier-" + std::to_string(i) + "-";
-    spec.client.max_connections = std::max<int64_t>(c > 0 ? c : n, 16);
-    spec.concurrency = c;
-    spec.request_rate = rate;
-    spec.num_prompts = n;
-    spec.duration_s = o.duration_s;
-    spec.seed = run_seed;
-    spec.max_consecutive_failures = o.max_consecutive_failures >= 0 ? o.max_consecutive_failures
-                                                                    : std::max<int64_t>(100, 2 * c);
+    ItemSource items = ItemsForRun(o, m.model, sharegpt, o.seed + i);
+    LoadSpec spec = SpecForRun(o, i, c, rate, n);
     std::string label = RunLabel(c, rate);
     log("run " + label + ": " + std::to_string(n) + " requests");
     auto outcome = RunLoad(
@@ -157,7 +166,7 @@ Result<ServeMeasurement> RunServeBench(const BenchOptions& o, const BenchHooks& 
     ServeRun run = Summarize(*outcome, o.slo);
     if (open_loop) {
       if (std::isinf(rate)) {
-        run.request_rate.Unknown("inf (all requests sent at once)");
+        run.request_rate.Unknown("inf (all requests sent at once)");  // JSON has no infinity
       } else {
         run.request_rate.Set(rate, "");
       }
