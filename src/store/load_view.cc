@@ -4,6 +4,7 @@
 
 #include "analyze/analyze.h"
 #include "measure/p2p/record.h"
+#include "measure/serve/serve_records.h"
 #include "model/json_io.h"
 #include "store/history.h"
 #include "store/notes_file.h"
@@ -25,6 +26,7 @@ View ViewFromRecords(const std::vector<Record>& records, std::vector<std::string
     if (!latest.count(r.machine)) order.push_back(r.machine);
     latest[r.machine] = &r;  // records are in write order: the last one wins
   }
+  auto serve = serve::ServeMeasurementsByMachine(records, &warnings);
   for (const auto& name : order) {
     const Record& r = *latest[name];
     MachineView mv;
@@ -33,6 +35,7 @@ View ViewFromRecords(const std::vector<Record>& records, std::vector<std::string
     for (auto& s : w) warnings.push_back(r.file + ": " + s);
     mv.record = {r.file, r.kind, r.time, r.doc.value("tool", "")};
     mv.p2p = p2p::P2pFromRecords(records, name, &warnings);
+    if (auto it = serve.find(name); it != serve.end()) mv.serve = it->second;
     view.machines.push_back(std::move(mv));
   }
   view.warnings = std::move(warnings);
