@@ -1,3 +1,5 @@
 #include "cli/command.h"
 
-int main(int argc, char** argv) { return dossier::cli::Main(argc, argv); }
+int main(int argc, char** argv) {
+  return dossier::cli::Main(argc, argv);
+}
