@@ -56,6 +56,27 @@ std::vector<std::string_view> Split(std::string_view s, char sep) {
   }
 }
 
+namespace {
+
+// Strips a 0x prefix and picks the base (0: 16 with the prefix, else 10). Empty: nothing to parse.
+std::string_view NumberBody(std::string_view s, int* base) {
+  bool hex_prefix = s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+  if (*base == 0) *base = hex_prefix ? 16 : 10;
+  if (*base == 16 && hex_prefix) s.remove_prefix(2);
+  return s;
+}
+
+}  // namespace
+
+std::optional<uint64_t> ParseUint(std::string_view s, int base) {
+  s = NumberBody(Trim(s), &base);
+  if (s.empty()) return std::nullopt;
+  uint64_t v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
+  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
 std::optional<int64_t> ParseInt(std::string_view s, int base) {
   s = Trim(s);
   bool neg = false;
@@ -63,39 +84,10 @@ std::optional<int64_t> ParseInt(std::string_view s, int base) {
     neg = s[0] == '-';
     s.remove_prefix(1);
   }
-  if (base == 0) {
-    base = 10;
-    if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-      base = 16;
-      s.remove_prefix(2);
-    }
-  } else if (base == 16 && s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-    s.remove_prefix(2);
-  }
-  if (s.empty()) return std::nullopt;
-  uint64_t v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
-  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
-  if (v > static_cast<uint64_t>(INT64_MAX)) return std::nullopt;
-  return neg ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
-}
-
-std::optional<uint64_t> ParseUint(std::string_view s, int base) {
-  s = Trim(s);
-  if (base == 0) {
-    base = 10;
-    if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-      base = 16;
-      s.remove_prefix(2);
-    }
-  } else if (base == 16 && s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-    s.remove_prefix(2);
-  }
-  if (s.empty()) return std::nullopt;
-  uint64_t v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
-  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
-  return v;
+  if (!s.empty() && (s[0] == '-' || s[0] == '+')) return std::nullopt;
+  auto v = ParseUint(s, base);
+  if (!v || *v > static_cast<uint64_t>(INT64_MAX)) return std::nullopt;
+  return neg ? -static_cast<int64_t>(*v) : static_cast<int64_t>(*v);
 }
 
 std::optional<double> ParseDouble(std::string_view s) {
