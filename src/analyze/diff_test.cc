@@ -22,7 +22,7 @@ Machine Rebooted(Machine m, const std::string& boot) {
   return m;
 }
 
-PciDevice* Pci(Machine* m, const std::string& addr) {
+PciDevice* PciAt(Machine* m, const std::string& addr) {
   for (auto& d : m->pci.devices)
     if (d.address == addr) return &d;
   return nullptr;
@@ -52,7 +52,7 @@ TEST(Diff, RegroupedSaysWhichDeviceMovedFromWhichGroupToWhich) {
   Machine b = SeedHost(20);
   // GPU 1 and its audio function join GPU 0's group 20 (ACS off on a shared bridge).
   for (const char* addr : {"0000:11:00.0", "0000:11:00.1"})
-    Pci(&b, addr)->iommu_group = Known(int64_t{20}, "x");
+    PciAt(&b, addr)->iommu_group = Known(int64_t{20}, "x");
   b.iommu.groups[0].devices = {"0000:01:00.0", "0000:01:00.1", "0000:11:00.0", "0000:11:00.1"};
   b.iommu.groups.erase(b.iommu.groups.begin() + 1);
   MachineDiff d = DiffMachines(a, b);
@@ -80,7 +80,7 @@ TEST(Diff, DevicesAddedRemovedAndMoved) {
   Machine a = SwitchBox();
   Machine b = SwitchBox();
   // The NIC moved to another slot (same vendor:device), a GPU was removed, a new card appeared.
-  Pci(&b, "0000:05:00.0")->address = "0000:06:00.0";
+  PciAt(&b, "0000:05:00.0")->address = "0000:06:00.0";
   b.pci.devices.erase(b.pci.devices.begin() + 6);  // 0000:04:00.0
   b.gpus.pop_back();
   b.pci.devices.push_back(testing::Dev("0000:07:00.0", "0x144d", "0xa80a", "0x010802",
@@ -103,8 +103,8 @@ TEST(Diff, DevicesAddedRemovedAndMoved) {
 TEST(Diff, LinksDriversCommandLineSoftwareAndTopology) {
   Machine a = SwitchBox();
   Machine b = SwitchBox();
-  testing::SetLink(Pci(&b, "0000:03:00.0"), 4, 8, 4, 16);
-  Pci(&b, "0000:04:00.0")->driver = Known(std::string("vfio-pci"), "x");
+  testing::SetLink(PciAt(&b, "0000:03:00.0"), 4, 8, 4, 16);
+  PciAt(&b, "0000:04:00.0")->driver = Known(std::string("vfio-pci"), "x");
   b.kernel.cmdline = Known(std::string("BOOT_IMAGE=/vmlinuz quiet iommu=pt pci=realloc"), "x");
   PythonEnv env;
   env.path = "/opt/venv";
@@ -142,7 +142,7 @@ TEST(Diff, FindingsThatAppearedOrCleared) {
   Machine a = SwitchBox();
   Machine b = SwitchBox();
   for (auto& g : b.iommu.groups) g.type = Known(std::string("identity"), "x");
-  testing::SetLink(Pci(&b, "0000:03:00.0"), 4, 4, 4, 16);
+  testing::SetLink(PciAt(&b, "0000:03:00.0"), 4, 4, 4, 16);
   View context;
   MachineDiff d = DiffRecords(a, b, context);
   auto cleared = OfKind(d, "finding-cleared");

@@ -11,14 +11,9 @@
 namespace dossier {
 namespace {
 
-using testing::RunCli;
+using dossier::testing::Slurp;
 
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using testing::RunCli;
 
 TEST(NoteCommand, BuildsTheSeedStorysNotesAndKeepsComments) {
   testing::TempDir t;

@@ -22,19 +22,14 @@
 namespace dossier::cli {
 namespace {
 
+using dossier::testing::Slurp;
+
 const char* kKey = "sk-cli-secret-4f1e9a";
 
 struct Ran {
   int code = -1;
   std::string out, err;
 };
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // Runs the dossier binary with args (and extra environment), stdout and stderr to files; when
 // interrupt_when is given, sends SIGINT once it returns true (polled every 10 ms).

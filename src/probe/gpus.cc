@@ -37,24 +37,34 @@ bool IsComputeGpu(const PciDevice& d) {
 // Name, architecture and compute capability from the table; what is not there stays unknown
 // with the reason, and the name falls back to the PCI name (from pci.ids) when there is one.
 void Identify(const PciDevice& d, Gpu* g) {
-  std::optional<uint16_t> id = d.device_id.known() ? ParsePciId(*d.device_id) : std::nullopt;
+  // -1: none. Ints rather than optionals: GCC 12 warns, wrongly, that an optional's payload may
+  // be read uninitialized here.
+  int id = -1, sub = -1;
+  if (d.device_id.known()) {
+    if (auto v = ParsePciId(*d.device_id)) id = *v;
+  }
+  if (d.subsystem_device_id.known()) {
+    if (auto v = ParsePciId(*d.subsystem_device_id)) sub = *v;
+  }
   std::string reason;
   if (!d.device_id.known()) {
     reason = "PCI device id unknown (" + d.device_id.unknown + ")";
-  } else if (!id) {
+  } else if (id < 0) {
     reason = "PCI device id '" + Printable(*d.device_id, 20) + "' is not a hex id";
   }
-  std::optional<uint16_t> sub;
-  if (d.subsystem_device_id.known()) sub = ParsePciId(*d.subsystem_device_id);
-  const GpuModel* model = id ? FindGpuModel(*id, sub) : nullptr;
+  const GpuModel* model =
+      id < 0 ? nullptr
+             : FindGpuModel(
+                   static_cast<uint16_t>(id),
+                   sub < 0 ? std::nullopt : std::optional<uint16_t>(static_cast<uint16_t>(sub)));
   if (model) {
-    std::string src = fmt::format("dossier device-id table, 10de:{:04x}", *id);
+    std::string src = fmt::format("dossier device-id table, 10de:{:04x}", id);
     g->name.Set(model->name, src + " (" + model->id_source + ")");
     g->architecture.Set(model->architecture, src + " (" + model->id_source + ")");
     g->compute_capability.Set(model->compute_capability, src + " (" + model->cc_source + ")");
     return;
   }
-  if (id) reason = fmt::format("device id 0x{:04x} not in dossier's table", *id);
+  if (id >= 0) reason = fmt::format("device id 0x{:04x} not in dossier's table", id);
   g->architecture.Unknown(reason, d.device_id.source);
   g->compute_capability.Unknown(reason, d.device_id.source);
   if (d.name.known())

@@ -6,7 +6,7 @@
 namespace dossier {
 namespace {
 
-IommuInfo Probe(const std::string& root) {
+IommuInfo IommuAt(const std::string& root) {
   RootFs fs(root);
   CollectOptions opts;
   std::vector<std::string> log;
@@ -34,7 +34,7 @@ TEST(IommuTest, GroupsSortedNumericallyWithTypeAndMembers) {
   t.Write("sys/class/iommu/dmar0/.keep", "");
   t.Write("sys/class/iommu/dmar1/.keep", "");
 
-  IommuInfo io = Probe(t.path());
+  IommuInfo io = IommuAt(t.path());
   EXPECT_TRUE(io.enabled.value_or(false));
   EXPECT_EQ(io.enabled.source, "/sys/kernel/iommu_groups");
   EXPECT_EQ(io.hardware.value_or({}), (std::vector<std::string>{"dmar0", "dmar1"}));
@@ -51,7 +51,7 @@ TEST(IommuTest, GroupsSortedNumericallyWithTypeAndMembers) {
 TEST(IommuTest, GroupWithoutTypeFileIsUnknown) {
   testing::TempDir t;
   t.Write("sys/kernel/iommu_groups/3/devices/.keep", "");
-  IommuInfo io = Probe(t.path());
+  IommuInfo io = IommuAt(t.path());
   ASSERT_EQ(io.groups.size(), 1u);
   EXPECT_FALSE(io.groups[0].type.known());
   EXPECT_EQ(io.groups[0].type.unknown, "file absent");  // kernels before 5.11 have no type
@@ -63,7 +63,7 @@ TEST(IommuTest, OffWhenBothPlacesAreEmpty) {
   t.Write("sys/kernel/iommu_groups/.keep", "");
   std::filesystem::remove(t.path() + "/sys/kernel/iommu_groups/.keep");
   t.Write("sys/bus/pci/devices/.keep", "");
-  IommuInfo io = Probe(t.path());
+  IommuInfo io = IommuAt(t.path());
   ASSERT_TRUE(io.enabled.known());
   EXPECT_FALSE(*io.enabled);
   EXPECT_NE(io.enabled.source.find("/sys/class/iommu"), std::string::npos);
@@ -74,14 +74,14 @@ TEST(IommuTest, OffWhenBothPlacesAreEmpty) {
 TEST(IommuTest, HardwareWithoutGroupsIsOn) {
   testing::TempDir t;
   t.Write("sys/class/iommu/ivhd0/.keep", "");
-  IommuInfo io = Probe(t.path());
+  IommuInfo io = IommuAt(t.path());
   EXPECT_TRUE(io.enabled.value_or(false));
   EXPECT_EQ(io.enabled.source, "/sys/class/iommu");
 }
 
 TEST(IommuTest, NoSysIsUnknown) {
   testing::TempDir t;
-  IommuInfo io = Probe(t.path());
+  IommuInfo io = IommuAt(t.path());
   EXPECT_FALSE(io.enabled.known());
   EXPECT_EQ(io.enabled.unknown, "file absent");
   EXPECT_FALSE(io.hardware.known());

@@ -14,7 +14,7 @@ namespace {
 
 using testing::StandinFixture;
 
-Machine Probe(const std::string& lib, Machine m = {}) {
+Machine NvmlMachine(const std::string& lib, Machine m = {}) {
   testing::TempDir root;  // a captured tree: NVML runs only because a library is named
   RootFs fs(root.path());
   CollectOptions opts;
@@ -27,7 +27,7 @@ Machine Probe(const std::string& lib, Machine m = {}) {
 
 TEST(ProbeNvml, SeedGuestEightGpusPhbAndNs) {
   StandinFixture f("seed-guest");
-  Machine m = Probe(testing::NvmlStandin());
+  Machine m = NvmlMachine(testing::NvmlStandin());
   const NvmlInfo& n = m.nvml;
   ASSERT_TRUE(n.loaded) << n.error;
   EXPECT_EQ(*n.driver_version, "580.95.05");
@@ -69,7 +69,7 @@ TEST(ProbeNvml, BarePairOkAndMatchedToThePciWalk) {
   b.index = 1;
   b.address = "0000:11:00.0";
   walk.gpus = {a, b};
-  Machine m = Probe(testing::NvmlStandin(), walk);
+  Machine m = NvmlMachine(testing::NvmlStandin(), walk);
   ASSERT_EQ(m.nvml.gpus.size(), 2u);
   EXPECT_EQ(*m.nvml.gpus[1].gpu_index, 1);
   EXPECT_EQ(*m.nvml.gpus[1].serial, "1650125000002");
@@ -82,7 +82,7 @@ TEST(ProbeNvml, BarePairOkAndMatchedToThePciWalk) {
 
 TEST(ProbeNvml, NvLinksCountedPerPeerUntilThePastTheLastLink) {
   StandinFixture f("faulty");
-  Machine m = Probe(testing::NvmlStandin());
+  Machine m = NvmlMachine(testing::NvmlStandin());
   ASSERT_EQ(m.nvml.gpus.size(), 3u);
   const auto& links = m.nvml.gpus[0].nvlinks;
   ASSERT_EQ(links.size(), 4u);  // the fifth index answered INVALID_ARGUMENT
@@ -96,7 +96,7 @@ TEST(ProbeNvml, NvLinksCountedPerPeerUntilThePastTheLastLink) {
 
 TEST(ProbeNvml, OldLibraryWithoutVersionedSymbols) {
   StandinFixture f("bare-pair");
-  Machine m = Probe(testing::NvmlStandinPlain());
+  Machine m = NvmlMachine(testing::NvmlStandinPlain());
   ASSERT_TRUE(m.nvml.loaded) << m.nvml.error;
   ASSERT_EQ(m.nvml.gpus.size(), 2u);
   // The v1 struct has only the legacy bus id; it still gives the address.
@@ -110,7 +110,7 @@ TEST(ProbeNvml, OldLibraryWithoutVersionedSymbols) {
 
 TEST(ProbeNvml, InitFailureIsRecordedNotFatal) {
   StandinFixture f("init-fails");
-  Machine m = Probe(testing::NvmlStandin());
+  Machine m = NvmlMachine(testing::NvmlStandin());
   EXPECT_FALSE(m.nvml.loaded);
   EXPECT_EQ(m.nvml.error, "nvmlInit_v2: DRIVER_NOT_LOADED");
   EXPECT_EQ(m.nvml.driver_version.unknown, "NVML not loaded: nvmlInit_v2: DRIVER_NOT_LOADED");
@@ -119,7 +119,7 @@ TEST(ProbeNvml, InitFailureIsRecordedNotFatal) {
 }
 
 TEST(ProbeNvml, OffUnderACapturedRootWithoutALibrary) {
-  Machine m = Probe("");
+  Machine m = NvmlMachine("");
   EXPECT_FALSE(m.nvml.loaded);
   EXPECT_NE(m.nvml.error.find("--root is not /"), std::string::npos);
   EXPECT_FALSE(m.nvml.driver_version.known());
@@ -127,7 +127,7 @@ TEST(ProbeNvml, OffUnderACapturedRootWithoutALibrary) {
 
 TEST(ProbeNvml, JsonRoundTrip) {
   StandinFixture f("seed-guest");
-  Machine m = Probe(testing::NvmlStandin());
+  Machine m = NvmlMachine(testing::NvmlStandin());
   m.name = "guest";
   nlohmann::json j = MachineToJson(m);
   EXPECT_EQ(j["nvml"]["gpus"][0]["pci_bus_id"], "0000:01:00.0");

@@ -48,11 +48,11 @@ std::string Us(double v) {
   return fmt::format("{:.1f}", v);
 }
 
-std::string Who(int64_t d) {
+std::string EndLabel(int64_t d) {
   return d < 0 ? "host" : "GPU" + std::to_string(d);
 }
 
-bool Ok(const P2pResult& r) {
+bool Usable(const P2pResult& r) {
   return r.verdict == "ok" && r.gbps_median.known();
 }
 
@@ -82,8 +82,8 @@ void Verdicts(const P2pMeasurement& m, std::string* out) {
       g.varied |= g.example != r.detail;
     }
     if (r.verdict == "corrupted" || r.verdict == "hung" || r.verdict == "error")
-      bad.Row({Who(r.src), Who(r.dst), r.mode, SizeText(r.size_bytes), "**" + r.verdict + "**",
-               md::Escape(r.detail)});
+      bad.Row({EndLabel(r.src), EndLabel(r.dst), r.mode, SizeText(r.size_bytes),
+               "**" + r.verdict + "**", md::Escape(r.detail)});
   }
   if (!bad.empty()) {
     *out +=
@@ -101,7 +101,7 @@ void Verdicts(const P2pMeasurement& m, std::string* out) {
 void BySize(const P2pMeasurement& m, const ModeInfo& mode, std::string* out) {
   std::map<uint64_t, std::vector<const P2pResult*>> by_size;
   for (const auto& r : m.results)
-    if (r.mode == mode.mode && Ok(r)) by_size[r.size_bytes].push_back(&r);
+    if (r.mode == mode.mode && Usable(r)) by_size[r.size_bytes].push_back(&r);
   if (by_size.empty()) return;
   *out += fmt::format("**{}** — {}:\n\n", mode.mode, mode.title);
   md::Table t({"size", "GB/s", "µs per copy", "% of link limit", "spread (GB/s)", "results"});
@@ -154,10 +154,10 @@ void PairMatrix(const P2pMeasurement& m, const ModeInfo& mode, uint64_t size, st
       fmt::format("**{}** at {}, {}:\n\n", mode.mode, latency ? "the small size" : SizeText(size),
                   latency ? "µs per copy" : "GB/s");
   std::vector<std::string> header{"from \\ to"};
-  for (int64_t g : gpus) header.push_back(Who(g));
+  for (int64_t g : gpus) header.push_back(EndLabel(g));
   md::Table t(header);
   for (int64_t a : gpus) {
-    std::vector<std::string> row{"**" + Who(a) + "**"};
+    std::vector<std::string> row{"**" + EndLabel(a) + "**"};
     for (int64_t b : gpus) {
       auto it = cell.find({a, b});
       if (a == b || it == cell.end()) {
@@ -165,7 +165,7 @@ void PairMatrix(const P2pMeasurement& m, const ModeInfo& mode, uint64_t size, st
         continue;
       }
       const P2pResult& r = *it->second;
-      if (Ok(r))
+      if (Usable(r))
         row.push_back(latency ? Us(*r.latency_us) : Gbps(*r.gbps_median));
       else if (r.verdict == "corrupted")
         row.push_back("**CORRUPTED**");
@@ -190,12 +190,12 @@ void HostTable(const P2pMeasurement& m, uint64_t size, std::string* out) {
   *out += fmt::format("Host and GPU at {}, GB/s:\n\n", SizeText(size));
   md::Table t({"GPU", "h2d local", "h2d far", "d2h local", "d2h far"});
   for (const auto& [g, modes] : by_gpu) {
-    std::vector<std::string> row{Who(g)};
+    std::vector<std::string> row{EndLabel(g)};
     for (const char* mode : {"h2d-local", "h2d-far", "d2h-local", "d2h-far"}) {
       auto it = modes.find(mode);
       if (it == modes.end())
         row.push_back("·");
-      else if (Ok(*it->second))
+      else if (Usable(*it->second))
         row.push_back(Gbps(*it->second->gbps_median));
       else
         row.push_back(it->second->verdict);

@@ -10,7 +10,7 @@ std::string StaleOf(const MachineView& mv, const std::string& boot) {
   return "measured in boot " + boot.substr(0, 8) + ", before the latest reboot";
 }
 
-std::string Who(int64_t i) {
+std::string DeviceLabel(int64_t i) {
   return i < 0 ? "host" : "GPU " + std::to_string(i);
 }
 
@@ -38,7 +38,7 @@ std::vector<P2pSummary> SummarizeP2p(const MachineView& mv) {
       else
         ++s.errors;
       if (r.verdict != "ok") continue;
-      std::string where = Who(r.src) + " -> " + Who(r.dst) + " " + r.mode + " at " +
+      std::string where = DeviceLabel(r.src) + " -> " + DeviceLabel(r.dst) + " " + r.mode + " at " +
                           std::to_string(r.size_bytes) + " B";
       bool p2p = r.mode == "uni-p2p" || r.mode == "bi-p2p";
       bool staged = r.mode == "uni-staged" || r.mode == "bi-staged";
@@ -51,8 +51,8 @@ std::vector<P2pSummary> SummarizeP2p(const MachineView& mv) {
         s.best_staged = fmt::format("{:.2f} GB/s {}", best_s, where);
       }
       if (s.small_latency.empty() && r.mode.rfind("latency", 0) == 0 && r.latency_us.known())
-        s.small_latency =
-            fmt::format("{:.2f} us {} -> {} ({})", *r.latency_us, Who(r.src), Who(r.dst), r.mode);
+        s.small_latency = fmt::format("{:.2f} us {} -> {} ({})", *r.latency_us, DeviceLabel(r.src),
+                                      DeviceLabel(r.dst), r.mode);
     }
     out.push_back(std::move(s));
   }

@@ -140,7 +140,7 @@ Result<std::string> DossierDir::Append(nlohmann::json doc, std::string_view mach
       }
       ::closedir(d);
     }
-    char seq[16];
+    char seq[24];  // room for any int64_t: a shorter buffer warns (-Wformat-truncation)
     std::snprintf(seq, sizeof seq, "%06lld", static_cast<long long>(next));
     std::string name = std::string(seq) + "-" + Slug(kind) + "-" + Slug(machine) + ".json";
     std::string path = dir + "/" + name;

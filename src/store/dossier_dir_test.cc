@@ -12,12 +12,7 @@
 namespace dossier {
 namespace {
 
-std::string Slurp(const std::string& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using dossier::testing::Slurp;
 
 nlohmann::json Collect(const std::string& name, const std::string& host) {
   return {

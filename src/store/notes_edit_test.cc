@@ -11,12 +11,7 @@
 namespace dossier {
 namespace {
 
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using dossier::testing::Slurp;
 
 // A file a person wrote, with comments everywhere and their own layout.
 const char* const kBefore = R"(# Our notes — keep this comment

@@ -10,16 +10,12 @@
 #include <sstream>
 
 #include "tests/fuzz/fuzz_entries.h"
+#include "tests/temp_dir.h"
 
 namespace dossier::fuzz {
 namespace {
 
-std::string Slurp(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using dossier::testing::Slurp;
 
 void Feed(const FuzzEntry& e, const std::string& s) {
   e.run(reinterpret_cast<const uint8_t*>(s.data()), s.size());
