@@ -105,7 +105,7 @@ namespace {
 // The command line as given, before it is checked.
 struct Flags {
   std::string url, api = "completions", model, api_key, levels, rates, dataset, slo, format;
-  std::string dossier_dir = "dossier", machine;
+  std::string dossier_dir = "dossier", machine, http_client = "auto";
   int64_t max_concurrency = 0, num_prompts = 0, input_len = 1024, output_len = 128;
   int64_t max_failures = -1;
   double duration = 0, timeout = 600;
@@ -155,6 +155,11 @@ void Declare(CLI::App& app, Flags* f) {
   app.add_option("--dossier", f->dossier_dir, "dossier directory to append to")
       ->capture_default_str();
   app.add_option("--machine", f->machine, "machine name for the record (default: the hostname)");
+  app.add_option("--http-client", f->http_client,
+                 "auto: native for plain http://, libcurl for https, credentials in the URL or a "
+                 "proxy; native; curl")
+      ->check(CLI::IsMember({"auto", "native", "curl"}))
+      ->capture_default_str();
   app.add_flag("--no-store", f->no_store, "print only; write no record");
   app.add_flag("-q,--quiet", f->quiet, "no progress on stderr");
 }
@@ -199,6 +204,16 @@ Result<serve::BenchOptions> Check(const Flags& f, const CLI::App& app) {
   o.seed = f.seed;
   o.timeout_s = f.timeout;
   o.max_consecutive_failures = f.max_failures;
+  auto transport = serve::ParseTransport(f.http_client);
+  if (!transport) return transport.error();
+  o.transport = *transport;
+  const std::string url = o.endpoint.Url(serve::ApiPath(o.api));
+  if (o.transport == serve::Transport::kNative &&
+      serve::ChooseTransport(serve::Transport::kAuto, url) != serve::Transport::kNative) {
+    return Error::Invalid(
+        "--http-client native serves plain http:// endpoints without credentials in the URL and "
+        "without a proxy in the environment; use --http-client curl (or auto) for this one");
+  }
   if (!f.slo.empty()) {
     auto slo = serve::ParseSlo(f.slo);
     if (!slo) return slo.error();

@@ -131,6 +131,7 @@ struct ServeMeasurement {
   uint64_t seed = 0;                                // run i uses seed + i
   std::string slo;                                  // "ttft_ms=500,tpot_ms=50" when given
   double timeout_s = 0;                             // per request
+  std::string http_client;                          // "native" or "curl": what measured
   std::map<std::string, std::string> server_flags;  // when the server runs on this machine
   std::string server_command;                       // its command line, secrets redacted
   std::vector<ServeRun> runs;
@@ -148,6 +149,7 @@ struct ServeMeasurement {
     v("seed", seed);
     v("slo", slo);
     v("timeout_s", timeout_s);
+    v("http_client", http_client);
     v("server_flags", server_flags);
     v("server_command", server_command);
     v("runs", runs);

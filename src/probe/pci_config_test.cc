@@ -56,7 +56,7 @@ constexpr const char* kNoExtended =
 
 // A GPU like the RTX 6000 Ada sample: legacy endpoint, Gen4 x16 trained down to Gen1 at idle,
 // extended list VC -> LTR -> Resizable BAR, no ACS.
-Config Gpu() {
+Config GpuConfig() {
   Config c;
   c.CapList(0x60);
   c.Cap(0x60, 0x01, 0x68);  // power management
@@ -88,7 +88,7 @@ Config RootPortWithAcs() {
 }
 
 TEST(PciConfigTest, GpuPortTypeLinkAndResizableBar) {
-  PciConfig c = DecodePciConfig(Gpu().bytes(), kPath);
+  PciConfig c = DecodePciConfig(GpuConfig().bytes(), kPath);
   ASSERT_TRUE(c.port_type.known()) << c.port_type.unknown;
   EXPECT_EQ(*c.port_type, "legacy_endpoint");
   EXPECT_NE(c.port_type.source.find(kPath), std::string::npos);
@@ -169,7 +169,7 @@ TEST(PciConfigTest, LinkDownIsUnknownNotZero) {
 }
 
 TEST(PciConfigTest, UnprivilegedSixtyFourBytesNeedRoot) {
-  PciConfig c = DecodePciConfig(Gpu().first(64), kPath);
+  PciConfig c = DecodePciConfig(GpuConfig().first(64), kPath);
   EXPECT_FALSE(c.port_type.known());
   EXPECT_EQ(c.port_type.unknown, "needs root");
   EXPECT_EQ(c.acs.present.unknown, "needs root");
@@ -180,7 +180,7 @@ TEST(PciConfigTest, UnprivilegedSixtyFourBytesNeedRoot) {
 }
 
 TEST(PciConfigTest, TwoHundredFiftySixBytesHaveNoExtendedSpace) {
-  PciConfig c = DecodePciConfig(Gpu().first(256), kPath);
+  PciConfig c = DecodePciConfig(GpuConfig().first(256), kPath);
   EXPECT_EQ(c.port_type.value_or(""), "legacy_endpoint");  // still in the first 256 bytes
   EXPECT_EQ(c.link.max.gen.value_or(0), 4);
   EXPECT_FALSE(c.acs.present.known());
@@ -191,7 +191,7 @@ TEST(PciConfigTest, TwoHundredFiftySixBytesHaveNoExtendedSpace) {
 }
 
 TEST(PciConfigTest, ShortHeaderAndEmpty) {
-  PciConfig c = DecodePciConfig(Gpu().first(20), kPath);
+  PciConfig c = DecodePciConfig(GpuConfig().first(20), kPath);
   EXPECT_FALSE(c.port_type.known());
   EXPECT_NE(c.port_type.unknown.find("truncated at 20 bytes"), std::string::npos);
   PciConfig e = DecodePciConfig("", kPath);
@@ -201,15 +201,15 @@ TEST(PciConfigTest, ShortHeaderAndEmpty) {
 
 TEST(PciConfigTest, TruncatedInsideTheCapabilityList) {
   // 0x60 -> 0x68 -> 0x78 (Express): cut at 0x70, before the PCI Express capability.
-  PciConfig c = DecodePciConfig(Gpu().first(0x70), kPath);
+  PciConfig c = DecodePciConfig(GpuConfig().first(0x70), kPath);
   EXPECT_FALSE(c.port_type.known());
   EXPECT_EQ(c.port_type.unknown, "configuration space truncated at 112 bytes");
   // Cut inside the Express capability: the type is there, Link Status is not.
-  PciConfig d = DecodePciConfig(Gpu().first(0x80), kPath);
+  PciConfig d = DecodePciConfig(GpuConfig().first(0x80), kPath);
   EXPECT_EQ(d.port_type.value_or(""), "legacy_endpoint");
   EXPECT_FALSE(d.link.current.gen.known());
   // Cut inside the extended list, before Resizable BAR.
-  PciConfig e = DecodePciConfig(Gpu().first(0x300), kPath);
+  PciConfig e = DecodePciConfig(GpuConfig().first(0x300), kPath);
   EXPECT_FALSE(e.rebar.present.known());
   EXPECT_EQ(e.rebar.present.unknown, "configuration space truncated at 768 bytes");
   EXPECT_FALSE(e.acs.present.known());
@@ -286,7 +286,7 @@ TEST(PciConfigTest, AllOnesIsUnknown) {
 }
 
 TEST(PciConfigTest, ResizableBarGarbageIsBounded) {
-  Config c = Gpu();
+  Config c = GpuConfig();
   c.Set32(0xbb8, 5 | 7u << 5 | 63u << 8);  // 7 BARs (max 6), index 5, size 1 MiB << 63
   PciConfig p = DecodePciConfig(c.bytes(), kPath);
   EXPECT_TRUE(p.rebar.present.value_or(false));
@@ -326,7 +326,7 @@ void ExpectExplained(const PciConfig& c) {
 // seed so a failure reproduces.
 TEST(PciConfigTest, RandomAndMutatedBytesNeverCrash) {
   std::mt19937 rng(20240601);
-  const std::string seeds[] = {Gpu().bytes(), RootPortWithAcs().bytes()};
+  const std::string seeds[] = {GpuConfig().bytes(), RootPortWithAcs().bytes()};
   const size_t kLengths[] = {0, 1, 63, 64, 65, 255, 256, 257, 0x104, 0x300, 4095, 4096, 5000};
   for (int i = 0; i < 4000; ++i) {
     std::string b;

@@ -1,6 +1,7 @@
 #include "standins/openai_standin.h"
 
 #include <arpa/inet.h>
+#include <linux/net_tstamp.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/epoll.h>
@@ -11,6 +12,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <ctime>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <queue>
@@ -66,6 +68,7 @@ struct Conn {
   int fd = -1;
   uint64_t gen = 0;
   std::string in, out;
+  int64_t arrived_ns = 0;  // kernel receive time of the first bytes of the request in `in`
   bool out_armed = false, close_after_flush = false;
   bool busy = false;  // a response is streaming, or stalled on purpose
   bool dead = false;  // closed; freed at the end of the loop iteration
@@ -135,6 +138,8 @@ class StandinServer::Loop {
       if (fd < 0) return;
       int one = 1;
       ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);  // each token leaves at once
+      int stamp = SOF_TIMESTAMPING_RX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE;
+      ::setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPING, &stamp, sizeof stamp);
       auto c = std::make_unique<Conn>();
       c->fd = fd;
       c->gen = next_gen_++;
@@ -157,7 +162,8 @@ class StandinServer::Loop {
   void OnReadable(Conn* c) {
     char buf[65536];
     for (;;) {
-      ssize_t n = ::read(c->fd, buf, sizeof buf);
+      bool first = c->in.empty();
+      ssize_t n = first ? ReadStamped(c, buf, sizeof buf) : ::read(c->fd, buf, sizeof buf);
       if (n == 0) return Close(c);  // the client went away (or cancelled its stream)
       if (n < 0) {
         if (errno == EAGAIN || errno == EINTR) break;
@@ -172,6 +178,34 @@ class StandinServer::Loop {
       }
     }
     ProcessRequests(c);
+  }
+
+  // A read that also takes the kernel's receive time of the bytes (SO_TIMESTAMPING, enabled at
+  // accept): when a request reached this server, whatever this loop was busy with then.
+  ssize_t ReadStamped(Conn* c, char* buf, size_t len) {
+    char control[256];
+    iovec iov{buf, len};
+    msghdr msg{};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof control;
+    ssize_t n = ::recvmsg(c->fd, &msg, 0);
+    if (n <= 0) return n;
+    c->arrived_ns = NowNs();
+    for (cmsghdr* cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
+      if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SO_TIMESTAMPING) continue;
+      timespec ts[3];
+      std::memcpy(ts, CMSG_DATA(cm), sizeof ts);
+      if (ts[0].tv_sec == 0 && ts[0].tv_nsec == 0) break;
+      // CLOCK_REALTIME -> the steady clock everything else is on (offset taken now).
+      timespec real{}, mono{};
+      ::clock_gettime(CLOCK_REALTIME, &real);
+      ::clock_gettime(CLOCK_MONOTONIC, &mono);
+      int64_t offset = (real.tv_sec - mono.tv_sec) * 1000000000LL + (real.tv_nsec - mono.tv_nsec);
+      c->arrived_ns = ts[0].tv_sec * 1000000000LL + ts[0].tv_nsec - offset;
+    }
+    return n;
   }
 
   void ProcessRequests(Conn* c) {
@@ -232,6 +266,8 @@ class StandinServer::Loop {
     }
     ServedRequest rec;
     rec.received_ns = NowNs();
+    rec.arrived_ns = c->arrived_ns > 0 ? c->arrived_ns : rec.received_ns;
+    c->arrived_ns = 0;  // a request already waiting behind this one has no time of its own
     rec.request_id = request_id;
     rec.path = path;
     rec.authorization = auth;

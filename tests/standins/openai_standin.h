@@ -54,7 +54,8 @@ struct ServedRequest {
   std::string authorization;  // the Authorization header as received
   std::string body;
   Fault fault = Fault::kNone;
-  int64_t received_ns = 0;             // whole request read
+  int64_t arrived_ns = 0;   // its first bytes reached the server's socket (kernel time)
+  int64_t received_ns = 0;  // whole request read by the server loop (TTFT counts from here)
   std::vector<int64_t> token_sent_ns;  // just before each content token's write
   int64_t prompt_words = 0;            // usage.prompt_tokens reported
   bool completed = false;              // the stream ended normally

@@ -95,12 +95,14 @@ class LoadRun {
         n_(std::max<int64_t>(spec.num_prompts, 0)),
         open_loop_(spec.request_rate > 0),
         cap_(spec.concurrency > 0 ? spec.concurrency : INT64_MAX),
-        tracker_(spec.client.timeout_s),
-        client_(spec.client, &tracker_) {}
+        tracker_(spec.client.timeout_s) {}
 
   Status Init() {
     if (open_loop_) offsets_ = PoissonOffsets(n_, spec_.request_rate, spec_.seed);
-    return client_.Init();
+    auto client = MakeStreamClient(spec_.client, spec_.url, &tracker_);
+    if (!client) return client.error();
+    client_ = std::move(*client);
+    return client_->Init();
   }
 
   LoadOutcome Run(const std::atomic<bool>* stop) {
@@ -119,17 +121,17 @@ class LoadRun {
       int64_t now = NowNs();
       if (stop && stop->load(std::memory_order_relaxed)) {
         out_.interrupted = true;
-        client_.CancelAll();
+        client_->CancelAll();
         break;
       }
       if (now >= hard_end) {
-        client_.CancelAll();
+        client_->CancelAll();
         break;
       }
       int64_t wake = std::min(now + kSecond / 5, next_progress_);
       if (MaySend(now)) wake = std::min(wake, SendDue(now));
-      if (client_.active() == 0 && !MaySend(now)) break;
-      client_.Poll(std::min(wake, hard_end));
+      if (client_->active() == 0 && !MaySend(now)) break;
+      client_->Poll(std::min(wake, hard_end));
       Progress(NowNs());
     }
     out_.results = std::move(tracker_.results_);
@@ -152,7 +154,7 @@ class LoadRun {
   }
 
   bool Due() {
-    return next_ < n_ && static_cast<int64_t>(client_.active()) < cap_ &&
+    return next_ < n_ && static_cast<int64_t>(client_->active()) < cap_ &&
            (!open_loop_ || start_ + offsets_[static_cast<size_t>(next_)] <= NowNs());
   }
 
@@ -165,7 +167,7 @@ class LoadRun {
     for (int started = 0; started < kStartBatch && Due(); ++started) {
       LoadItem item = items_(next_);
       Tracker::Slot* slot = tracker_.Begin(next_, NowNs(), std::move(item));
-      client_.Start(next_, slot, spec_.url, slot->body);
+      client_->Start(next_, slot, spec_.url, slot->body);
       ++next_;
     }
     if (Due()) return now;  // more to send: poll without waiting
@@ -181,7 +183,7 @@ class LoadRun {
       LoadProgress p;
       p.completed = tracker_.completed_;
       p.failed = tracker_.failed_;
-      p.in_flight = static_cast<int64_t>(client_.active());
+      p.in_flight = static_cast<int64_t>(client_->active());
       p.elapsed_s = static_cast<double>(now - start_) / 1e9;
       // Events per second over the last interval: what the server is doing now.
       p.output_events_per_s = static_cast<double>(tracker_.output_events_ - last_events_) * 1e9 /
@@ -199,7 +201,7 @@ class LoadRun {
   const bool open_loop_;
   const int64_t cap_;
   Tracker tracker_;
-  StreamClient client_;
+  std::unique_ptr<StreamClient> client_;
   std::vector<int64_t> offsets_;
   LoadOutcome out_;
   int64_t start_ = 0, send_until_ = 0, next_ = 0;

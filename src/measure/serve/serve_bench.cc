@@ -65,6 +65,7 @@ LoadSpec SpecForRun(const BenchOptions& o, size_t run, int64_t concurrency, doub
   spec.url = o.endpoint.Url(ApiPath(o.api));
   spec.client.api_key = o.api_key;
   spec.client.timeout_s = o.timeout_s;
+  spec.client.transport = o.transport;
   spec.client.request_id_prefix = "dossier-" + std::to_string(run) + "-";
   spec.client.max_connections = std::max<int64_t>(concurrency > 0 ? concurrency : n, 16);
   spec.concurrency = concurrency;
@@ -113,6 +114,8 @@ Result<ServeMeasurement> RunServeBench(const BenchOptions& o, const BenchHooks& 
   m.time = NowIso8601();
   m.boot_id = RootFs("/").ReadValue("/proc/sys/kernel/random/boot_id").value_or("");
   m.endpoint = o.endpoint.RedactedUrl(ApiPath(o.api));
+  m.http_client =
+      std::string(TransportName(ChooseTransport(o.transport, o.endpoint.Url(ApiPath(o.api)))));
   m.api = std::string(ApiName(o.api));
   m.seed = o.seed;
   m.slo = o.slo_text;

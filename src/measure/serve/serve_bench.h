@@ -38,7 +38,8 @@ struct BenchOptions {
   Slo slo;
   std::string slo_text;
   double timeout_s = 600;
-  int64_t max_consecutive_failures = -1;  // -1: max(100, 2 x concurrency); 0: never stop
+  Transport transport = Transport::kAuto;  // the HTTP client (stream_client.h)
+  int64_t max_consecutive_failures = -1;   // -1: max(100, 2 x concurrency); 0: never stop
 };
 
 struct BenchHooks {

@@ -49,9 +49,19 @@ double Median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+// Every test runs with both HTTP clients (stream_client.h): what serve-bench measures and how it
+// names failures must not depend on the transport.
+Transport g_transport = Transport::kAuto;
+
+class ServeBenchStandin : public ::testing::TestWithParam<Transport> {
+ protected:
+  void SetUp() override { g_transport = GetParam(); }
+};
+
 BenchOptions Options(const StandinServer& s, std::vector<int64_t> levels, int64_t n,
                      int64_t out_len) {
   BenchOptions o;
+  o.transport = g_transport;
   o.endpoint = *ParseEndpoint(s.base_url());
   o.concurrency = std::move(levels);
   o.num_prompts = n;
@@ -170,7 +180,7 @@ std::string TimingMismatch(const ServeRun& r, const StandinServer& server, size_
   return why;
 }
 
-TEST(ServeBenchStandin, ClosedLoopSweepOnCompletions) {
+TEST_P(ServeBenchStandin, ClosedLoopSweepOnCompletions) {
   WithRetries([]() -> std::string {
     StandinServer server(Cfg(15, 3));
     Started(server);
@@ -211,7 +221,7 @@ TEST(ServeBenchStandin, ClosedLoopSweepOnCompletions) {
   });
 }
 
-TEST(ServeBenchStandin, ChatEndpointSkipsTheRoleChunk) {
+TEST_P(ServeBenchStandin, ChatEndpointSkipsTheRoleChunk) {
   WithRetries([]() -> std::string {
     StandinServer server(Cfg(12, 2));
     Started(server);
@@ -229,7 +239,7 @@ TEST(ServeBenchStandin, ChatEndpointSkipsTheRoleChunk) {
 }
 
 // Per request and per token, the client's clock against the server's (the same steady clock).
-TEST(ServeBenchStandin, EachTokenIsTimedWhenItArrives) {
+TEST_P(ServeBenchStandin, EachTokenIsTimedWhenItArrives) {
   WithRetries([]() -> std::string {
     // Gaps longer than the tolerance, so a client that stamped tokens late or all at once fails.
     StandinServer server(Cfg(10, 8));
@@ -279,7 +289,7 @@ TEST(ServeBenchStandin, EachTokenIsTimedWhenItArrives) {
   });
 }
 
-TEST(ServeBenchStandin, OpenLoopSendsAtThePoissonTimes) {
+TEST_P(ServeBenchStandin, OpenLoopSendsAtThePoissonTimes) {
   WithRetries([]() -> std::string {
     StandinServer server(Cfg(5, 1));
     Started(server);
@@ -313,7 +323,7 @@ TEST(ServeBenchStandin, OpenLoopSendsAtThePoissonTimes) {
   });
 }
 
-TEST(ServeBenchStandin, OpenLoopCapOnRequestsInFlight) {
+TEST_P(ServeBenchStandin, OpenLoopCapOnRequestsInFlight) {
   StandinServer server(Cfg(5, 1));
   Started(server);
   LoadSpec spec;
@@ -339,7 +349,7 @@ struct FaultCase {
   std::string reason;
 };
 
-TEST(ServeBenchStandin, EveryFaultIsCountedWithItsReasonAndTheRunGoesOn) {
+TEST_P(ServeBenchStandin, EveryFaultIsCountedWithItsReasonAndTheRunGoesOn) {
   const std::vector<FaultCase> cases = {
       {Fault::kHttp500,
        R"(HTTP 500: {"error":{"message":"stand-in fault: internal error","type":"InternalServerError","code":500}})"},
@@ -372,7 +382,7 @@ TEST(ServeBenchStandin, EveryFaultIsCountedWithItsReasonAndTheRunGoesOn) {
   }
 }
 
-TEST(ServeBenchStandin, MissingUsageCountsChunks) {
+TEST_P(ServeBenchStandin, MissingUsageCountsChunks) {
   StandinServer server(Cfg(5, 1, Fault::kNoUsage));
   Started(server);
   ServeMeasurement m = Bench(Options(server, {2}, 4, 7));
@@ -384,8 +394,9 @@ TEST(ServeBenchStandin, MissingUsageCountsChunks) {
   EXPECT_EQ(r.input_tokens_from, "dataset");
 }
 
-TEST(ServeBenchStandin, ConnectionRefused) {
+TEST_P(ServeBenchStandin, ConnectionRefused) {
   BenchOptions o;
+  o.transport = g_transport;
   o.endpoint = *ParseEndpoint("http://127.0.0.1:" + std::to_string(testing::ClosedPort()));
   o.concurrency = {2};
   o.num_prompts = 6;
@@ -406,8 +417,9 @@ TEST(ServeBenchStandin, ConnectionRefused) {
   EXPECT_NE(e.error().message.find("/v1/models"), std::string::npos);
 }
 
-TEST(ServeBenchStandin, StopsSendingAfterFailuresInARow) {
+TEST_P(ServeBenchStandin, StopsSendingAfterFailuresInARow) {
   BenchOptions o;
+  o.transport = g_transport;
   o.endpoint = *ParseEndpoint("http://127.0.0.1:" + std::to_string(testing::ClosedPort()));
   o.concurrency = {1};
   o.num_prompts = 500;
@@ -420,7 +432,7 @@ TEST(ServeBenchStandin, StopsSendingAfterFailuresInARow) {
             std::string::npos);
 }
 
-TEST(ServeBenchStandin, DurationBoundsTheRun) {
+TEST_P(ServeBenchStandin, DurationBoundsTheRun) {
   StandinServer server(Cfg(2, 1));
   Started(server);
   BenchOptions o = Options(server, {2}, 100000, 5);
@@ -434,7 +446,7 @@ TEST(ServeBenchStandin, DurationBoundsTheRun) {
   EXPECT_EQ(m.runs[0].failed, 0);
 }
 
-TEST(ServeBenchStandin, StopFlagEndsWithWhatWasMeasured) {
+TEST_P(ServeBenchStandin, StopFlagEndsWithWhatWasMeasured) {
   WithRetries([]() -> std::string {
     StandinServer server(Cfg(2, 2));
     Started(server);
@@ -458,7 +470,7 @@ TEST(ServeBenchStandin, StopFlagEndsWithWhatWasMeasured) {
   });
 }
 
-TEST(ServeBenchStandin, ApiKeyIsSentButNeverStoredOrPrinted) {
+TEST_P(ServeBenchStandin, ApiKeyIsSentButNeverStoredOrPrinted) {
   const std::string key = "sk-test-0123456789abcdef";
   StandinConfig cfg = Cfg(2, 1);
   cfg.api_key = key;
@@ -481,7 +493,7 @@ TEST(ServeBenchStandin, ApiKeyIsSentButNeverStoredOrPrinted) {
   EXPECT_EQ(bad.runs[0].failures[R"(HTTP 401: {"error":{"message":"invalid API key"}})"], 4);
 }
 
-TEST(ServeBenchStandin, ResultBlockLooksLikeVllm) {
+TEST_P(ServeBenchStandin, ResultBlockLooksLikeVllm) {
   StandinServer server(Cfg(2, 1, Fault::kHttp500, 2));
   Started(server);
   ServeMeasurement m = Bench(Options(server, {1}, 2, 3));
@@ -496,6 +508,12 @@ TEST(ServeBenchStandin, ResultBlockLooksLikeVllm) {
     EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Transports, ServeBenchStandin,
+                         ::testing::Values(Transport::kNative, Transport::kCurl),
+                         [](const ::testing::TestParamInfo<Transport>& i) {
+                           return std::string(TransportName(i.param));
+                         });
 
 }  // namespace
 }  // namespace dossier::serve

@@ -1,23 +1,31 @@
-// StreamClient: many concurrent streaming HTTP/1.1 POSTs on one thread, with libcurl's multi
-// interface driven by its socket API over epoll (only the sockets that have bytes are touched,
-// so 1,000+ streams cost what their bytes cost, not what their number costs).
+// StreamClient: many concurrent streaming HTTP/1.1 POSTs on one thread, event-driven over epoll
+// (only the sockets that have bytes are touched, so 1,000+ streams cost what their bytes cost,
+// not what their number costs).
 //
-// Body bytes go to the Sink the moment curl hands them over, with a steady-clock timestamp taken
-// in curl's write callback: that is "when the bytes arrived" for every latency the benchmark
+// Body bytes go to the Sink the moment they come out of the socket, with a steady-clock timestamp
+// taken right after the read: that is "when the bytes arrived" for every latency the benchmark
 // reports. Not thread-safe: one thread calls everything. Connections are kept alive and reused.
+//
+// Two transports share this interface (MakeStreamClient picks one):
+//   native  plain http:// on our own sockets, responses framed by libhttp-parser: one recv per
+//           arrival and nothing else (http_stream_client.h);
+//   curl    libcurl's multi interface: https, URL credentials and proxies (curl_stream_client.h).
 #pragma once
 
-#include <curl/curl.h>
-
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "measure/serve/request_trace.h"
 #include "util/result.h"
 
 namespace dossier::serve {
+
+enum class Transport { kAuto, kNative, kCurl };
+
+std::string_view TransportName(Transport t);  // "auto", "native", "curl"
+Result<Transport> ParseTransport(std::string_view name);
 
 struct ClientOptions {
   std::string api_key;  // sent as "Authorization: Bearer …"; never logged
@@ -27,63 +35,50 @@ struct ClientOptions {
   // X-Request-Id is this plus the request's id: servers log it, and a test server matches its
   // own records to the client's with it.
   std::string request_id_prefix = "dossier-";
+  Transport transport = Transport::kAuto;
+};
+
+class StreamSink {
+ public:
+  virtual ~StreamSink() = default;
+  // Response body bytes of request `id` (with the `user` pointer given to Start, so the sink
+  // finds its state without a lookup per chunk); false stops the transfer.
+  virtual bool OnBody(int64_t id, void* user, int64_t now_ns, long status,
+                      std::string_view bytes) = 0;
+  // The transfer ended (called once per Start; with kCancelled after CancelAll).
+  virtual void OnEnd(int64_t id, void* user, int64_t now_ns, long status,
+                     const TransferEnd& end) = 0;
 };
 
 class StreamClient {
  public:
-  class Sink {
-   public:
-    virtual ~Sink() = default;
-    // Response body bytes of request `id` (with the `user` pointer given to Start, so the sink
-    // finds its state without a lookup per chunk); false stops the transfer.
-    virtual bool OnBody(int64_t id, void* user, int64_t now_ns, long status,
-                        std::string_view bytes) = 0;
-    // The transfer ended (called once per Start; with kCancelled after CancelAll).
-    virtual void OnEnd(int64_t id, void* user, int64_t now_ns, long status,
-                       const TransferEnd& end) = 0;
-  };
+  using Sink = StreamSink;
+  virtual ~StreamClient() = default;
 
-  StreamClient(ClientOptions options, Sink* sink);
-  ~StreamClient();
-  StreamClient(const StreamClient&) = delete;
-  StreamClient& operator=(const StreamClient&) = delete;
-
-  // Sets up curl and epoll; everything else needs this to have succeeded.
-  Status Init();
+  // Sets up the event loop; everything else needs this to have succeeded.
+  virtual Status Init() = 0;
 
   // Sends a POST of `body` (which must outlive the transfer) to `url`. The request starts
-  // connecting at once.
-  void Start(int64_t id, void* user, const std::string& url, std::string_view body);
+  // connecting (or is written on a kept-alive connection) at once.
+  virtual void Start(int64_t id, void* user, const std::string& url, std::string_view body) = 0;
 
-  // Waits for bytes or curl's timers until `deadline_ns` at the latest, then handles what is
-  // ready (Sink callbacks run inside). Returns early when something happened.
-  void Poll(int64_t deadline_ns);
+  // Waits for bytes or timers until `deadline_ns` at the latest, then handles what is ready
+  // (Sink callbacks run inside). Returns early when something happened.
+  virtual void Poll(int64_t deadline_ns) = 0;
 
   // Stops every transfer; the Sink hears OnEnd with kCancelled for each.
-  void CancelAll();
+  virtual void CancelAll() = 0;
 
-  size_t active() const { return active_; }
-
- private:
-  struct Transfer;
-  static int OnSocket(CURL* easy, curl_socket_t s, int what, void* userp, void* socketp);
-  static int OnTimer(CURLM* multi, long timeout_ms, void* userp);
-  static size_t OnWrite(char* data, size_t size, size_t n, void* userp);
-  void Drive(curl_socket_t s, int events);
-  void ReapFinished();
-  void Release(Transfer* t);
-
-  ClientOptions options_;
-  Sink* sink_;
-  CURLM* multi_ = nullptr;
-  int epoll_fd_ = -1;
-  int64_t timer_deadline_ns_ = -1;  // curl's next timeout; -1: none
-  curl_slist* headers_ = nullptr;   // shared by every request
-  std::string auth_header_;
-  std::vector<Transfer*> free_;  // finished transfers kept for reuse (easy handles keep caches)
-  std::vector<Transfer*> all_;
-  size_t active_ = 0;
+  virtual size_t active() const = 0;
+  virtual Transport transport() const = 0;
 };
+
+// The transport `options.transport` names; kAuto: native for plain http:// URLs without
+// credentials and with no proxy in the environment, curl otherwise.
+Transport ChooseTransport(Transport wanted, std::string_view url);
+// An error when the native transport is asked for a URL it cannot serve.
+Result<std::unique_ptr<StreamClient>> MakeStreamClient(const ClientOptions& options,
+                                                       std::string_view url, StreamSink* sink);
 
 // Raises the soft limit on open files toward `need` (up to the hard limit): 1,024 streams need
 // more than the usual default of 1,024 descriptors. Returns the limit now in force.
