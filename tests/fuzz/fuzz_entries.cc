@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 
+#include "measure/serve/request_trace.h"
 #include "model/json_io.h"
 #include "util/redact.h"
 #include "util/text.h"
@@ -34,6 +35,18 @@ void Record(const uint8_t* d, size_t n) {
   if (m != j.end()) (void)MachineFromJson(*m, &warnings);
 }
 
+// A streamed response body as serve-bench reads it (SSE framing, then each event's JSON), in
+// pieces cut where a socket might cut it: every 1 + (first byte % 64) bytes.
+void Stream(const uint8_t* d, size_t n) {
+  std::string_view s = View(d, n);
+  size_t step = n > 0 ? 1 + d[0] % 64 : 1;
+  serve::RequestTrace trace(0, 0, 0, 1);
+  for (size_t i = 0; i < s.size(); i += step) {
+    if (!trace.OnBody(static_cast<int64_t>(i), 200, s.substr(i, step))) break;
+  }
+  (void)trace.Finish(static_cast<int64_t>(n), 200, serve::TransferEnd{});
+}
+
 }  // namespace
 
 const std::vector<FuzzEntry>& FuzzEntries() {
@@ -41,6 +54,7 @@ const std::vector<FuzzEntry>& FuzzEntries() {
       {"cpulist", CpuList},
       {"redact", Redaction},
       {"record", Record},
+      {"stream", Stream},
   };
   return kEntries;
 }
