@@ -81,6 +81,10 @@ Status HttpStreamClient::Init() {
 const HttpStreamClient::Target* HttpStreamClient::Resolve(const std::string& url,
                                                           std::string* error) {
   if (target_ && target_->url == url) return target_.get();
+  if (url == failed_url_) {  // no second lookup per request: a hanging resolver would bound nothing
+    *error = failed_why_;
+    return nullptr;
+  }
   // A new endpoint: connections kept for the old one are of no use.
   while (!idle_.empty()) Close(idle_.back());
   target_.reset();
@@ -90,6 +94,8 @@ const HttpStreamClient::Target* HttpStreamClient::Resolve(const std::string& url
   if (!u || curl_url_set(u, CURLUPART_URL, url.c_str(), 0) != CURLUE_OK) {
     if (u) curl_url_cleanup(u);
     *error = "not a URL";
+    failed_url_ = url;
+    failed_why_ = *error;
     return nullptr;
   }
   std::string host = UrlPart(u, CURLUPART_HOST);
@@ -111,6 +117,8 @@ const HttpStreamClient::Target* HttpStreamClient::Resolve(const std::string& url
   // Once per endpoint, before the load: the blocking lookup costs no request its latency.
   if (int rc = ::getaddrinfo(name.c_str(), port.c_str(), &hints, &res); rc != 0) {
     *error = "could not resolve host " + name + ": " + ::gai_strerror(rc);
+    failed_url_ = url;
+    failed_why_ = *error;
     return nullptr;
   }
   for (addrinfo* a = res; a; a = a->ai_next) {
@@ -159,6 +167,7 @@ void HttpStreamClient::Start(int64_t id, void* user, const std::string& url,
   } else {
     c = NewConn();
     c->reused = false;
+    c->state = Conn::kConnecting;  // no socket yet: Connect makes one
   }
   c->request = next_request_++;
   c->id = id;
@@ -287,7 +296,10 @@ void HttpStreamClient::OnClosed(Conn* c, int err) {
     c->fd = -1;
     c->watched = 0;
     c->reused = false;
+    c->state = Conn::kConnecting;
     c->addr = target_->preferred;
+    deadlines_.push({NowNs() + static_cast<int64_t>(options_.connect_timeout_s * 1e9), c->request,
+                     true});
     return Connect(c);
   }
   if (err == 0 && c->got_response) {
@@ -316,6 +328,7 @@ void HttpStreamClient::Finish(Conn* c, const TransferEnd& end, bool keep_connect
 }
 
 void HttpStreamClient::Close(Conn* c) {
+  if (c->state == Conn::kClosed) return;  // already in the graveyard
   if (c->state == Conn::kIdle) idle_.erase(std::find(idle_.begin(), idle_.end(), c));
   if (c->fd >= 0) ::close(c->fd);  // also leaves the epoll set
   c->fd = -1;
