@@ -298,8 +298,8 @@ void HttpStreamClient::OnClosed(Conn* c, int err) {
     c->reused = false;
     c->state = Conn::kConnecting;
     c->addr = target_->preferred;
-    deadlines_.push({NowNs() + static_cast<int64_t>(options_.connect_timeout_s * 1e9), c->request,
-                     true});
+    deadlines_.push(
+        {NowNs() + static_cast<int64_t>(options_.connect_timeout_s * 1e9), c->request, true});
     return Connect(c);
   }
   if (err == 0 && c->got_response) {
