@@ -74,7 +74,7 @@ class HttpStreamClient final : public StreamClient {
   http_parser_settings settings_{};
   std::unique_ptr<Target> target_;
   std::string failed_url_, failed_why_;  // the last URL that did not resolve, and why
-  std::string fixed_headers_;  // every request's headers but the path, id and length
+  std::string fixed_headers_;            // every request's headers but the path, id and length
   std::vector<std::unique_ptr<Conn>> conns_;
   std::vector<Conn*> idle_;       // connected, kept alive, no request
   std::vector<Conn*> spare_;      // closed, ready for a new socket
