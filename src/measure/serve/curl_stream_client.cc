@@ -213,14 +213,8 @@ void CurlStreamClient::Poll(int64_t deadline_ns) {
   int64_t wake = deadline_ns;
   if (timer_deadline_ns_ >= 0 && timer_deadline_ns_ < wake) wake = timer_deadline_ns_;
   int64_t wait = std::max<int64_t>(0, wake - now);
-  constexpr int kMaxEvents = 256;
   epoll_event events[kMaxEvents];
-  timespec ts{static_cast<time_t>(wait / 1000000000), static_cast<long>(wait % 1000000000)};
-  // epoll_pwait2 takes nanoseconds: Poisson arrivals are scheduled finer than milliseconds.
-  int n = ::epoll_pwait2(epoll_fd_, events, kMaxEvents, &ts, nullptr);
-  if (n < 0 && errno == ENOSYS) {  // kernels before 5.11
-    n = ::epoll_wait(epoll_fd_, events, kMaxEvents, static_cast<int>((wait + 999999) / 1000000));
-  }
+  int n = WaitForEvents(epoll_fd_, events, kMaxEvents, wait);
   for (int i = 0; i < n; ++i) Drive(events[i].data.fd, static_cast<int>(events[i].events));
   if (timer_deadline_ns_ >= 0 && NowNs() >= timer_deadline_ns_) {
     timer_deadline_ns_ = -1;  // before the call: curl may set a new one inside it

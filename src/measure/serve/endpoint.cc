@@ -19,24 +19,41 @@ std::string Part(CURLU* u, CURLUPart part, unsigned flags = 0) {
 
 }  // namespace
 
-Result<Endpoint> ParseEndpoint(std::string_view url) {
-  std::string text(Trim(url));
-  if (text.find("://") == std::string::npos) text = "http://" + text;
+Result<UrlParts> SplitUrl(std::string_view url) {
   CURLU* u = curl_url();
   if (!u) return Error::Io("curl_url failed");
+  std::string text(url);
   CURLUcode rc = curl_url_set(u, CURLUPART_URL, text.c_str(), 0);
   if (rc != CURLUE_OK) {
     curl_url_cleanup(u);
+    return Error::Invalid(curl_url_strerror(rc));  // the caller says which URL
+  }
+  UrlParts p;
+  p.scheme = Part(u, CURLUPART_SCHEME);
+  p.host = Part(u, CURLUPART_HOST);
+  p.port = Part(u, CURLUPART_PORT, CURLU_DEFAULT_PORT);
+  p.explicit_port = !Part(u, CURLUPART_PORT).empty();
+  p.path = Part(u, CURLUPART_PATH);
+  p.query = Part(u, CURLUPART_QUERY) + Part(u, CURLUPART_FRAGMENT);
+  p.has_credentials = !Part(u, CURLUPART_USER).empty() || !Part(u, CURLUPART_PASSWORD).empty();
+  curl_url_cleanup(u);
+  return p;
+}
+
+Result<Endpoint> ParseEndpoint(std::string_view url) {
+  std::string text(Trim(url));
+  if (text.find("://") == std::string::npos) text = "http://" + text;
+  auto parts = SplitUrl(text);
+  if (!parts) {
     return Error::Invalid("not a URL: '" + Printable(RedactUrl(url)) + "' (" +
-                          curl_url_strerror(rc) + "); pass e.g. http://127.0.0.1:30000");
+                          parts.error().message + "); pass e.g. http://127.0.0.1:30000");
   }
   Endpoint e;
-  std::string scheme = Part(u, CURLUPART_SCHEME);
-  e.host = Part(u, CURLUPART_HOST);
-  std::string port = Part(u, CURLUPART_PORT, CURLU_DEFAULT_PORT);
-  std::string path = Part(u, CURLUPART_PATH);
-  std::string query = Part(u, CURLUPART_QUERY) + Part(u, CURLUPART_FRAGMENT);
-  curl_url_cleanup(u);
+  const std::string& scheme = parts->scheme;
+  e.host = parts->host;
+  const std::string& port = parts->port;
+  std::string path = parts->path;
+  const std::string& query = parts->query;
   if (scheme != "http" && scheme != "https") {
     return Error::Invalid("only http:// and https:// endpoints are supported, not " + scheme);
   }

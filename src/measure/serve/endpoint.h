@@ -20,6 +20,16 @@ struct Endpoint {
   std::string RedactedUrl(std::string_view path) const { return redacted + std::string(path); }
 };
 
+// A URL in its parts, as libcurl's URL parser reads it (the requests' parser: both agree).
+struct UrlParts {
+  std::string scheme, host;  // host as written: "[::1]" keeps its brackets
+  std::string port;          // explicit, or the scheme's default
+  bool explicit_port = false;
+  std::string path, query;  // path without the query; query without "?"
+  bool has_credentials = false;
+};
+Result<UrlParts> SplitUrl(std::string_view url);  // error: libcurl's reason
+
 // http and https only; a URL that does not parse is an error saying what to pass.
 Result<Endpoint> ParseEndpoint(std::string_view url);
 

@@ -1,6 +1,5 @@
 #include "measure/serve/http_stream_client.h"
 
-#include <curl/curl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/epoll.h>
@@ -11,18 +10,12 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+
+#include "measure/serve/endpoint.h"
 namespace dossier::serve {
 namespace {
 
 constexpr size_t kReadBytes = 64 * 1024;
-
-std::string UrlPart(CURLU* u, CURLUPart part, unsigned flags = 0) {
-  char* s = nullptr;
-  if (curl_url_get(u, part, &s, flags) != CURLUE_OK || !s) return "";
-  std::string out(s);
-  curl_free(s);
-  return out;
-}
 
 }  // namespace
 
@@ -90,20 +83,18 @@ const HttpStreamClient::Target* HttpStreamClient::Resolve(const std::string& url
   target_.reset();
   auto t = std::make_unique<Target>();
   t->url = url;
-  CURLU* u = curl_url();
-  if (!u || curl_url_set(u, CURLUPART_URL, url.c_str(), 0) != CURLUE_OK) {
-    if (u) curl_url_cleanup(u);
-    *error = "not a URL";
+  auto parts = SplitUrl(url);
+  if (!parts) {
+    *error = "not a URL: " + parts.error().message;
     failed_url_ = url;
     failed_why_ = *error;
     return nullptr;
   }
-  std::string host = UrlPart(u, CURLUPART_HOST);
-  std::string port = UrlPart(u, CURLUPART_PORT, CURLU_DEFAULT_PORT);
-  bool explicit_port = !UrlPart(u, CURLUPART_PORT).empty();
-  t->path = UrlPart(u, CURLUPART_PATH);
-  if (std::string q = UrlPart(u, CURLUPART_QUERY); !q.empty()) t->path += "?" + q;
-  curl_url_cleanup(u);
+  const std::string& host = parts->host;
+  const std::string& port = parts->port;
+  t->path = parts->path;
+  if (!parts->query.empty()) t->path += "?" + parts->query;
+  bool explicit_port = parts->explicit_port;
   if (t->path.empty()) t->path = "/";
   t->host_header = explicit_port ? host + ":" + port : host;
   std::string name = host;  // "[::1]" -> "::1"
@@ -272,12 +263,24 @@ void HttpStreamClient::Receive(Conn* c) {
     return OnClosed(c, errno);
   }
   c->got_response = true;
-  size_t used = http_parser_execute(&c->parser, &settings_, buf_.data(), static_cast<size_t>(n));
+  const char* at = buf_.data();
+  size_t left = static_cast<size_t>(n);
+  size_t used = http_parser_execute(&c->parser, &settings_, at, left);
+  while (c->message_done && c->status >= 100 && c->status < 200 && !c->stopped) {
+    // An interim answer ("100 Continue", "103 Early Hints") comes before the real one.
+    at += used;
+    left -= used;
+    c->message_done = false;
+    c->status = 0;
+    http_parser_init(&c->parser, HTTP_RESPONSE);
+    c->parser.data = c;
+    used = left > 0 ? http_parser_execute(&c->parser, &settings_, at, left) : 0;
+    if (left == 0) return;
+  }
   if (c->stopped) return Finish(c, {TransferEnd::kAborted, "stopped by the reader"}, false);
   if (c->message_done) {
     // Bytes after the answer would be a reply to nothing: do not keep such a connection.
-    bool keep = http_should_keep_alive(&c->parser) && used == static_cast<size_t>(n) &&
-                c->out_off == c->out.size();
+    bool keep = http_should_keep_alive(&c->parser) && used == left && c->out_off == c->out.size();
     return Finish(c, {TransferEnd::kOk, ""}, keep);
   }
   if (HTTP_PARSER_ERRNO(&c->parser) != HPE_OK) {
@@ -387,13 +390,8 @@ void HttpStreamClient::Poll(int64_t deadline_ns) {
   int64_t wake = deadline_ns;
   if (!deadlines_.empty()) wake = std::min(wake, deadlines_.top().at_ns);
   int64_t wait = std::max<int64_t>(0, wake - now);
-  constexpr int kMaxEvents = 256;
   epoll_event events[kMaxEvents];
-  timespec ts{static_cast<time_t>(wait / 1000000000), static_cast<long>(wait % 1000000000)};
-  int n = ::epoll_pwait2(epoll_fd_, events, kMaxEvents, &ts, nullptr);
-  if (n < 0 && errno == ENOSYS) {  // kernels before 5.11
-    n = ::epoll_wait(epoll_fd_, events, kMaxEvents, static_cast<int>((wait + 999999) / 1000000));
-  }
+  int n = WaitForEvents(epoll_fd_, events, kMaxEvents, wait);
   for (int i = 0; i < n; ++i) OnEvent(static_cast<Conn*>(events[i].data.ptr), events[i].events);
   ExpireDeadlines(NowNs());
   // Only now may a closed Conn take a new socket: an event of this batch may still name it.

@@ -123,6 +123,16 @@ TEST(HttpStreamClient, ChunkedSizedAndCloseDelimitedBodies) {
   }
 }
 
+TEST(HttpStreamClient, InterimAnswersComeBeforeTheRealOne) {
+  ScriptedServer server(
+      {"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </x>\r\n\r\n" +
+       std::string(kSized)});
+  Recorder rec = RunOneByOne("http://127.0.0.1:" + std::to_string(server.port()) + "/x", 1);
+  EXPECT_EQ(rec.ends[1].kind, TransferEnd::kOk) << rec.ends[1].detail;
+  EXPECT_EQ(rec.statuses[1], 200);
+  EXPECT_EQ(rec.bodies[1], "hello");
+}
+
 TEST(HttpStreamClient, RetriesOnceWhenAKeptAliveConnectionWasClosed) {
   // Each answer keeps the connection alive by its headers, and the server closes it anyway: the
   // next request goes out on that connection, finds it closed, and is sent again on a new one.

@@ -1,11 +1,14 @@
 #include "measure/serve/stream_client.h"
 
-#include <curl/curl.h>
+#include <sys/epoll.h>
 #include <sys/resource.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 
 #include "measure/serve/curl_stream_client.h"
+#include "measure/serve/endpoint.h"
 #include "measure/serve/http_stream_client.h"
 
 namespace dossier::serve {
@@ -14,26 +17,15 @@ namespace {
 // What the native transport cannot do: TLS, credentials in the URL (curl turns them into Basic
 // authentication), and the proxies curl would honour from the environment.
 std::string NativeCannot(std::string_view url) {
-  CURLU* u = curl_url();
-  if (!u) return "out of memory";
-  std::string text(url);
+  auto parts = SplitUrl(url);
   std::string why;
-  if (curl_url_set(u, CURLUPART_URL, text.c_str(), 0) != CURLUE_OK) {
+  if (!parts) {
     why = "the URL does not parse";
-  } else {
-    char* scheme = nullptr;
-    char* user = nullptr;
-    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0);
-    curl_url_get(u, CURLUPART_USER, &user, 0);
-    if (!scheme || std::string_view(scheme) != "http") {
-      why = "it speaks plain http:// only";
-    } else if (user) {
-      why = "the URL carries credentials";
-    }
-    curl_free(scheme);
-    curl_free(user);
+  } else if (parts->scheme != "http") {
+    why = "it speaks plain http:// only";
+  } else if (parts->has_credentials) {
+    why = "the URL carries credentials";
   }
-  curl_url_cleanup(u);
   if (why.empty()) {
     for (const char* var : {"http_proxy", "all_proxy", "ALL_PROXY"}) {
       const char* v = std::getenv(var);
@@ -80,6 +72,16 @@ Result<std::unique_ptr<StreamClient>> MakeStreamClient(const ClientOptions& opti
                           "; use --http-client curl (or auto)");
   }
   return std::unique_ptr<StreamClient>(new HttpStreamClient(options, sink));
+}
+
+int WaitForEvents(int epoll_fd, epoll_event* events, int max_events, int64_t wait_ns) {
+  wait_ns = std::max<int64_t>(0, wait_ns);
+  timespec ts{static_cast<time_t>(wait_ns / 1000000000), static_cast<long>(wait_ns % 1000000000)};
+  int n = ::epoll_pwait2(epoll_fd, events, max_events, &ts, nullptr);
+  if (n < 0 && errno == ENOSYS) {
+    n = ::epoll_wait(epoll_fd, events, max_events, static_cast<int>((wait_ns + 999999) / 1000000));
+  }
+  return n;
 }
 
 int64_t RaiseFileLimit(int64_t need) {

@@ -20,6 +20,8 @@
 #include "measure/serve/request_trace.h"
 #include "util/result.h"
 
+struct epoll_event;
+
 namespace dossier::serve {
 
 enum class Transport { kAuto, kNative, kCurl };
@@ -79,6 +81,11 @@ Transport ChooseTransport(Transport wanted, std::string_view url);
 // An error when the native transport is asked for a URL it cannot serve.
 Result<std::unique_ptr<StreamClient>> MakeStreamClient(const ClientOptions& options,
                                                        std::string_view url, StreamSink* sink);
+
+// epoll_wait with a timeout in nanoseconds (epoll_pwait2: Poisson arrivals are scheduled finer
+// than milliseconds; milliseconds on kernels before 5.11). Returns the number of events, or -1.
+inline constexpr int kMaxEvents = 256;
+int WaitForEvents(int epoll_fd, epoll_event* events, int max_events, int64_t wait_ns);
 
 // Raises the soft limit on open files toward `need` (up to the hard limit): 1,024 streams need
 // more than the usual default of 1,024 descriptors. Returns the limit now in force.
