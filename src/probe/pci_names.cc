@@ -19,7 +19,9 @@ namespace {
 thread_local std::jmp_buf* g_on_error = nullptr;
 thread_local char g_error[256];
 
-void OnError(char* msg, ...) {
+// libpci declares its error hook noreturn (a GNU attribute, part of the type for clang): it
+// longjmps back to GuardedLoad, or aborts.
+__attribute__((noreturn)) void OnError(char* msg, ...) {
   va_list ap;
   va_start(ap, msg);
   std::vsnprintf(g_error, sizeof g_error, msg, ap);
