@@ -208,11 +208,11 @@ Result<serve::BenchOptions> Check(const Flags& f, const CLI::App& app) {
   if (!transport) return transport.error();
   o.transport = *transport;
   const std::string url = o.endpoint.Url(serve::ApiPath(o.api));
-  if (o.transport == serve::Transport::kNative &&
-      serve::ChooseTransport(serve::Transport::kAuto, url) != serve::Transport::kNative) {
-    return Error::Invalid(
-        "--http-client native serves plain http:// endpoints without credentials in the URL and "
-        "without a proxy in the environment; use --http-client curl (or auto) for this one");
+  if (o.transport == serve::Transport::kNative) {
+    if (std::string why = serve::WhyNotNative(url); !why.empty()) {
+      return Error::Invalid("--http-client native cannot serve this endpoint: " + why +
+                            "; use --http-client curl (or auto)");
+    }
   }
   if (!f.slo.empty()) {
     auto slo = serve::ParseSlo(f.slo);

@@ -215,6 +215,8 @@ TEST(ServeBenchCli, UsageErrors) {
            {"serve-bench", "http://127.0.0.1:1", "--concurrency", "1,x"},
            {"serve-bench", "http://127.0.0.1:1", "--concurrency", "1", "--request-rate", "2"},
            {"serve-bench", "http://127.0.0.1:1", "--dataset", "/nonexistent.json", "--model", "m"},
+           {"serve-bench", "https://127.0.0.1:1", "--http-client", "native"},
+           {"serve-bench", "http://127.0.0.1:1", "--http-client", "h2"},
        }) {
     Ran r = RunDossier(dir, args);
     EXPECT_EQ(r.code, 2) << args.back() << "\n" << r.err;

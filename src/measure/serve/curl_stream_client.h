@@ -22,7 +22,6 @@ class CurlStreamClient final : public StreamClient {
   void Poll(int64_t deadline_ns) override;
   void CancelAll() override;
   size_t active() const override { return active_; }
-  Transport transport() const override { return Transport::kCurl; }
 
  private:
   struct Transfer;

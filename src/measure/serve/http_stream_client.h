@@ -38,7 +38,6 @@ class HttpStreamClient final : public StreamClient {
   void Poll(int64_t deadline_ns) override;
   void CancelAll() override;
   size_t active() const override { return active_; }
-  Transport transport() const override { return Transport::kNative; }
 
  private:
   struct Conn;

@@ -12,11 +12,10 @@
 #include "measure/serve/http_stream_client.h"
 
 namespace dossier::serve {
-namespace {
 
 // What the native transport cannot do: TLS, credentials in the URL (curl turns them into Basic
 // authentication), and the proxies curl would honour from the environment.
-std::string NativeCannot(std::string_view url) {
+std::string WhyNotNative(std::string_view url) {
   auto parts = SplitUrl(url);
   std::string why;
   if (!parts) {
@@ -34,8 +33,6 @@ std::string NativeCannot(std::string_view url) {
   }
   return why;
 }
-
-}  // namespace
 
 std::string_view TransportName(Transport t) {
   switch (t) {
@@ -59,7 +56,7 @@ Result<Transport> ParseTransport(std::string_view name) {
 
 Transport ChooseTransport(Transport wanted, std::string_view url) {
   if (wanted != Transport::kAuto) return wanted;
-  return NativeCannot(url).empty() ? Transport::kNative : Transport::kCurl;
+  return WhyNotNative(url).empty() ? Transport::kNative : Transport::kCurl;
 }
 
 Result<std::unique_ptr<StreamClient>> MakeStreamClient(const ClientOptions& options,
@@ -67,7 +64,7 @@ Result<std::unique_ptr<StreamClient>> MakeStreamClient(const ClientOptions& opti
   Transport t = ChooseTransport(options.transport, url);
   if (t == Transport::kCurl)
     return std::unique_ptr<StreamClient>(new CurlStreamClient(options, sink));
-  if (std::string why = NativeCannot(url); !why.empty()) {
+  if (std::string why = WhyNotNative(url); !why.empty()) {
     return Error::Invalid("the native HTTP client cannot serve this endpoint: " + why +
                           "; use --http-client curl (or auto)");
   }

@@ -72,11 +72,13 @@ class StreamClient {
   virtual void CancelAll() = 0;
 
   virtual size_t active() const = 0;
-  virtual Transport transport() const = 0;
 };
 
-// The transport `options.transport` names; kAuto: native for plain http:// URLs without
-// credentials and with no proxy in the environment, curl otherwise.
+// Why the native transport cannot serve `url` (TLS, credentials in the URL, a proxy in the
+// environment, a URL that does not parse); "" when it can.
+std::string WhyNotNative(std::string_view url);
+
+// The transport `options.transport` names; kAuto: native where WhyNotNative is "", else curl.
 Transport ChooseTransport(Transport wanted, std::string_view url);
 // An error when the native transport is asked for a URL it cannot serve.
 Result<std::unique_ptr<StreamClient>> MakeStreamClient(const ClientOptions& options,
