@@ -49,6 +49,15 @@ double Median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+}  // namespace
+
+// How GoogleTest prints the parameter in test names and failures.
+void PrintTo(Transport t, std::ostream* os) {
+  *os << TransportName(t);
+}
+
+namespace {
+
 // Every test runs with both HTTP clients (stream_client.h): what serve-bench measures and how it
 // names failures must not depend on the transport.
 Transport g_transport = Transport::kAuto;
