@@ -20,10 +20,13 @@ namespace dossier::serve {
 namespace {
 
 // Accepts connections one after another; on each, reads one request and writes the next of
-// `answers`, then closes the connection (the client sees a kept-alive connection closed).
+// `answers`, then closes the connection (the client sees a kept-alive connection closed). With
+// `close_on_next_request`, it closes only once the client has sent another request on it,
+// unanswered: the request is sure to have gone out on a connection the server had given up.
 class ScriptedServer {
  public:
-  explicit ScriptedServer(std::vector<std::string> answers) : answers_(std::move(answers)) {
+  explicit ScriptedServer(std::vector<std::string> answers, bool close_on_next_request = false)
+      : answers_(std::move(answers)), close_on_next_request_(close_on_next_request) {
     fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     sockaddr_in a{};
     a.sin_family = AF_INET;
@@ -49,27 +52,33 @@ class ScriptedServer {
       int c = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
       if (c < 0) return;
       ++accepted_;
-      std::string in;
-      char buf[4096];
-      // The request: head, then Content-Length bytes of body.
-      for (;;) {
-        size_t head = in.find("\r\n\r\n");
-        if (head != std::string::npos) {
-          size_t cl = in.find("Content-Length: ");
-          size_t want = head + 4 + (cl == std::string::npos ? 0 : std::stoul(in.substr(cl + 16)));
-          if (in.size() >= want) break;
-        }
-        ssize_t n = ::read(c, buf, sizeof buf);
-        if (n <= 0) break;
-        in.append(buf, static_cast<size_t>(n));
-      }
+      ReadRequest(c);
       ssize_t ignored = ::write(c, answer.data(), answer.size());
       (void)ignored;
+      if (close_on_next_request_) ReadRequest(c);
       ::close(c);
     }
   }
 
+  // One request: head, then Content-Length bytes of body (or up to the client's close).
+  static void ReadRequest(int c) {
+    std::string in;
+    char buf[4096];
+    for (;;) {
+      size_t head = in.find("\r\n\r\n");
+      if (head != std::string::npos) {
+        size_t cl = in.find("Content-Length: ");
+        size_t want = head + 4 + (cl == std::string::npos ? 0 : std::stoul(in.substr(cl + 16)));
+        if (in.size() >= want) return;
+      }
+      ssize_t n = ::read(c, buf, sizeof buf);
+      if (n <= 0) return;
+      in.append(buf, static_cast<size_t>(n));
+    }
+  }
+
   std::vector<std::string> answers_;
+  bool close_on_next_request_ = false;
   int fd_ = -1, port_ = 0;
   std::atomic<int> accepted_{0};
   std::thread thread_;
@@ -134,9 +143,9 @@ TEST(HttpStreamClient, InterimAnswersComeBeforeTheRealOne) {
 }
 
 TEST(HttpStreamClient, RetriesOnceWhenAKeptAliveConnectionWasClosed) {
-  // Each answer keeps the connection alive by its headers, and the server closes it anyway: the
-  // next request goes out on that connection, finds it closed, and is sent again on a new one.
-  ScriptedServer server({kSized, kSized, kSized});
+  // Each answer keeps the connection alive by its headers, and the server closes it when the next
+  // request arrives on it, unanswered: that request is sent again on a new connection.
+  ScriptedServer server({kSized, kSized, kSized}, /*close_on_next_request=*/true);
   Recorder rec = RunOneByOne("http://127.0.0.1:" + std::to_string(server.port()) + "/x", 3);
   for (int id = 1; id <= 3; ++id) {
     EXPECT_EQ(rec.ends[id].kind, TransferEnd::kOk) << id << ": " << rec.ends[id].detail;
