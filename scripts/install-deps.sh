@@ -6,7 +6,12 @@ pkgs=(g++ cmake ninja-build pkg-config ccache
       libcli11-dev nlohmann-json3-dev libfmt-dev libpci-dev pci.ids pciutils
       libcurl4-openssl-dev libtomlplusplus-dev libsimdjson-dev libhttp-parser-dev
       libgtest-dev libgmock-dev libbenchmark-dev
-      clang libclang-rt-14-dev)
+      clang libclang-rt-14-dev
+      chromium prometheus lintian help2man dpkg-dev fakeroot gcovr
+      python3-aiohttp python3-numpy python3-yaml)
+# npm builds the pinned llama.cpp server for serve-bench's integration test; a machine whose Node.js
+# already brings npm (NodeSource's) keeps it, a stock Debian gets Debian's.
+command -v npm >/dev/null || pkgs+=(nodejs npm)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
