@@ -12,6 +12,7 @@
 #include "render/render.h"
 #include "store/dossier_dir.h"
 #include "util/redact.h"
+#include "util/utf8.h"
 
 extern char** environ;
 
@@ -24,7 +25,8 @@ std::map<std::string, std::string> CallerEnvironment() {
     std::string_view kv(*e);
     size_t eq = kv.find('=');
     if (eq == std::string_view::npos) continue;
-    env.emplace(std::string(kv.substr(0, eq)), std::string(kv.substr(eq + 1)));
+    // The door for the caller's environment: values reach the record (util/utf8.h).
+    env.emplace(MakeValidUtf8(kv.substr(0, eq)), MakeValidUtf8(kv.substr(eq + 1)));
   }
   return env;
 }

@@ -112,7 +112,7 @@ int RunDiff(const std::vector<std::string>& args) {
   if (format == "json") {
     nlohmann::json j = PlainToJson(d);
     j["schema"] = kSchema;
-    text = j.dump(2) + "\n";
+    text = DumpJson(j, 2) + "\n";
   } else {
     text = "# Changes of `" + d.machine + "`\n\n";
     MdChanges(d, &text);

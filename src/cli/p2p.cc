@@ -184,7 +184,7 @@ int RunP2p(const std::vector<std::string>& args) {
     }
   }
   if (format == "json") {
-    std::string text = P2pToJson(m).dump(1) + "\n";
+    std::string text = DumpJson(P2pToJson(m), 1) + "\n";
     std::fwrite(text.data(), 1, text.size(), stdout);
   } else if (format == "md") {
     std::string text = "# GPU copies on `" + model.name + "`\n\n";

@@ -295,7 +295,7 @@ int RunServeBench(const std::vector<std::string>& args) {
 
   nlohmann::json doc = ServeToJson(m);
   if (f.format == "json") {
-    std::printf("%s\n", doc.dump(2).c_str());
+    std::printf("%s\n", DumpJson(doc, 2).c_str());
   } else {
     std::string text = serve::RenderResultBlocks(m);
     std::fwrite(text.data(), 1, text.size(), stdout);

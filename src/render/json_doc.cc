@@ -71,7 +71,7 @@ std::string RenderJson(const View& view) {
   doc["next_steps"] = PlainArray(view.plan.next_steps);
   doc["files"] = PlainArray(view.notes.files);
   doc["warnings"] = view.warnings;
-  return doc.dump(2) + "\n";
+  return DumpJson(doc, 2) + "\n";
 }
 
 }  // namespace dossier

@@ -127,7 +127,7 @@ Result<std::string> DossierDir::Append(nlohmann::json doc, std::string_view mach
   if (!doc.contains("tool")) doc["tool"] = std::string("dossier ") + DOSSIER_VERSION;
   std::string dir = records_dir();
   if (auto s = MakeDirs(dir); !s) return s.error();
-  std::string text = doc.dump(1) + "\n";
+  std::string text = DumpJson(doc, 1) + "\n";
   std::string kind = doc["kind"].get<std::string>();
   // Sequence numbers order records; two writers racing for one number both survive because the
   // link fails for the loser, which takes the next number.

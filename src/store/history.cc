@@ -1,4 +1,5 @@
 #include "store/history.h"
+#include "util/utf8.h"
 
 #include "analyze/diff.h"
 #include "analyze/stale.h"
@@ -8,7 +9,7 @@ namespace dossier {
 namespace {
 
 std::string Short(const std::string& boot) {
-  return boot.substr(0, 8);
+  return std::string(CutUtf8(boot, 8));
 }
 
 std::string FileName(const std::string& path) {
