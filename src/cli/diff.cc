@@ -35,7 +35,9 @@ int RunDiff(const std::vector<std::string>& args) {
   app.add_option("records", refs, "two records: sequence number, file name or path (A B)")
       ->expected(0, 2);
   app.add_option("--machine", machine, "machine whose last two collects to compare");
-  app.add_option("--dossier", dossier_dir, "dossier directory")->capture_default_str();
+  app.add_option("--dossier", dossier_dir, "dossier directory")
+      ->check(NonEmptyPath())
+      ->capture_default_str();
   app.add_option("--format", format, "md or json")
       ->check(CLI::IsMember({"md", "json"}))
       ->capture_default_str();

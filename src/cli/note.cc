@@ -257,7 +257,9 @@ int RunNote(const std::vector<std::string>& args) {
   app.require_subcommand(1);
   app.fallthrough();
   std::string dossier_dir = "dossier";
-  app.add_option("--dossier", dossier_dir, "dossier directory")->capture_default_str();
+  app.add_option("--dossier", dossier_dir, "dossier directory")
+      ->check(NonEmptyPath())
+      ->capture_default_str();
   NoteArgs a;
   std::vector<std::pair<CLI::App*, const NoteSub*>> subs;
   for (const auto& n : NoteSubs()) {

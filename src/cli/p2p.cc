@@ -24,10 +24,14 @@ namespace {
 
 std::atomic<bool> g_stop{false};
 
+// SIGINT, SIGTERM and SIGHUP alike: stop after the copy under way, free the GPUs, store what
+// was measured marked interrupted.
+constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
+
 extern "C" void OnInterrupt(int) {
   g_stop.store(true);
-  // A second Ctrl-C is not caught: it ends the process at once.
-  ::signal(SIGINT, SIG_DFL);
+  // A second signal is not caught: it ends the process at once.
+  for (int s : kStopSignals) ::signal(s, SIG_DFL);
 }
 
 void Progress(bool quiet, size_t done, size_t total, const P2pResult& r) {
@@ -87,7 +91,9 @@ int RunP2p(const std::vector<std::string>& args) {
       ->capture_default_str();
   app.add_flag("--no-host", no_host, "skip host<->GPU copies");
   app.add_option("--machine", machine, "machine name for the record (default: the hostname)");
-  app.add_option("--dossier", dossier_dir, "dossier directory to append to")->capture_default_str();
+  app.add_option("--dossier", dossier_dir, "dossier directory to append to")
+      ->check(NonEmptyPath())
+      ->capture_default_str();
   app.add_flag("--no-store", no_store, "do not append the result to the dossier");
   app.add_option("--format", format, "also print the result (md or json) on stdout")
       ->check(CLI::IsMember({"md", "json"}));
@@ -118,7 +124,7 @@ int RunP2p(const std::vector<std::string>& args) {
   struct sigaction sa {};
   sa.sa_handler = OnInterrupt;
   ::sigemptyset(&sa.sa_mask);
-  ::sigaction(SIGINT, &sa, nullptr);
+  for (int s : kStopSignals) ::sigaction(s, &sa, nullptr);
 
   // The machine model gives link limits (PCI walk, NVML) and NUMA nodes.
   RootFs fs("/");
@@ -166,7 +172,7 @@ int RunP2p(const std::vector<std::string>& args) {
   m.time = started;
   m.boot_id = model.boot_id.value_or("");
   if (g_stop.load()) m.interrupted = true;
-  ::signal(SIGINT, SIG_DFL);
+  for (int s : kStopSignals) ::signal(s, SIG_DFL);
 
   int rc = kExitOk;
   for (const auto& r : m.results)

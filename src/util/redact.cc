@@ -87,48 +87,40 @@ std::string RedactParams(std::string_view params) {
 }
 
 // Pass 2: "KEY": "VALUE" and 'KEY': VALUE pairs (JSON arguments, Python dicts, echoed bodies).
+// Found from each ':' backwards, so a stray quote earlier in the text cannot hide a pair.
 std::string RedactPairs(std::string_view s) {
   std::string out;
-  size_t i = 0;
-  while (i < s.size()) {
-    char q = s[i];
-    if (q != '"' && q != '\'') {
-      out += s[i++];
-      continue;
-    }
-    // A quoted string: is it a key (followed by ':')?
-    size_t k = i + 1;
-    while (k < s.size() && s[k] != q) k += (s[k] == '\\') ? 2 : 1;
-    if (k >= s.size()) {
-      out.append(s.substr(i));
-      break;
-    }
-    std::string_view key = s.substr(i + 1, k - i - 1);
-    out.append(s.substr(i, k + 1 - i));
-    i = k + 1;
-    size_t c = i;
-    while (c < s.size() && (s[c] == ' ' || s[c] == '\t')) ++c;
-    if (c >= s.size() || s[c] != ':' || !IsSecretName(key)) continue;
-    size_t v = c + 1;
+  size_t done = 0;  // s[0, done) is in out
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != ':' || i == 0) continue;
+    size_t j = i;
+    while (j > 0 && (s[j - 1] == ' ' || s[j - 1] == '\t')) --j;
+    if (j == 0 || (s[j - 1] != '"' && s[j - 1] != '\'')) continue;
+    char q = s[j - 1];
+    size_t k = j - 1;
+    while (k > 0 && IsNameChar(s[k - 1])) --k;
+    if (k == 0 || s[k - 1] != q || k == j - 1 || k - 1 < done) continue;
+    if (!IsSecretName(s.substr(k, j - 1 - k))) continue;
+    size_t v = i + 1;
     while (v < s.size() && IsSpace(s[v])) ++v;
-    out.append(s.substr(i, v - i));
-    i = v;
-    if (i >= s.size() || s[i] == '{' || s[i] == '[') continue;  // nested: its keys are judged
-    if (s[i] == '"' || s[i] == '\'') {
-      char vq = s[i];
-      size_t e = i + 1;
-      while (e < s.size() && s[e] != vq) e += (s[e] == '\\') ? 2 : 1;
-      out += vq;
-      out += kRedacted;
-      if (e < s.size()) out += vq;
-      i = std::min(e + 1, s.size());
+    if (v >= s.size() || s[v] == '{' || s[v] == '[') continue;  // nested: its keys are judged
+    size_t e;
+    if (s[v] == '"' || s[v] == '\'') {
+      e = v + 1;
+      while (e < s.size() && s[e] != s[v]) e += (s[e] == '\\') ? 2 : 1;
+      e = std::min(e, s.size());
+      out.append(s.substr(done, v + 1 - done)).append(kRedacted);
+      done = e;  // the closing quote stays
     } else {
-      size_t e = i;
+      e = v;
       while (e < s.size() && !EndsValue(s[e])) ++e;
-      if (e > i) out += kRedacted;
-      i = e;
+      if (e == v) continue;
+      out.append(s.substr(done, v - done)).append(kRedacted);
+      done = e;
     }
+    i = done > 0 ? done - 1 : 0;
   }
+  out.append(s.substr(std::min(done, s.size())));
   return out;
 }
 
@@ -300,10 +292,19 @@ std::vector<std::string> RedactArgv(const std::vector<std::string>& argv) {
   std::vector<std::string> out;
   out.reserve(argv.size());
   bool next_is_secret = false;
+  char open_quote = 0;  // a redacted value opened a quote: the words up to its close are the value
   for (const auto& a : argv) {
-    if (next_is_secret && !a.starts_with("--")) {
+    if (open_quote) {
       out.push_back(kRedacted);
-      next_is_secret = false;
+      if (a.find(open_quote) != std::string::npos) open_quote = 0;
+      continue;
+    }
+    if (next_is_secret && !a.starts_with("--") && !IsSecretOption(a)) {
+      out.push_back(kRedacted);
+      // The value goes on: "--token 'two words'", "--api-key Bearer X", "--api-key X-Api-Key: X".
+      next_is_secret = a.ends_with(':') || In(kSchemes, ToLower(a));
+      for (char q : {'\'', '"'})
+        if (std::count(a.begin(), a.end(), q) % 2 == 1) open_quote = q;
       continue;
     }
     next_is_secret = false;
@@ -422,6 +423,20 @@ std::string EchoRedactor::Redact(std::string_view text) const {
     while ((at = out.find(s, at)) != std::string::npos) {
       out.replace(at, s.size(), kRedacted);
       at += std::string_view(kRedacted).size();
+    }
+  }
+  // A text cut at a byte limit (an error body kept to its first bytes, Printable's "…") may end
+  // inside a secret: its first bytes are a secret too.
+  constexpr std::string_view kEllipsis = "…";
+  size_t end = out.size();
+  if (std::string_view(out).ends_with(kEllipsis)) end -= kEllipsis.size();
+  for (const auto& s : secrets_) {
+    for (size_t k = std::min(s.size() - 1, end); k >= 4; --k) {
+      if (std::string_view(out).substr(end - k, k) == std::string_view(s).substr(0, k)) {
+        out.replace(end - k, k, kRedacted);
+        end = end - k + std::string_view(kRedacted).size();
+        break;
+      }
     }
   }
   return RedactText(out);
