@@ -63,7 +63,7 @@ void NotesFile(const uint8_t* d, size_t n) {
 // A record all the way through, as `report` takes it: parsed, made a view with its history,
 // analyzed by every rule, rendered in every format. The rendered text must be valid UTF-8.
 void RecordReport(const uint8_t* d, size_t n) {
-  Record r;
+  dossier::Record r;
   r.doc = nlohmann::json::parse(View(d, n), nullptr, /*allow_exceptions=*/false);
   if (r.doc.is_discarded() || !r.doc.is_object()) return;
   r.file = "records/000001-fuzz.json";
@@ -73,10 +73,10 @@ void RecordReport(const uint8_t* d, size_t n) {
   if (auto m = r.doc.find("machine"); m != r.doc.end() && m->is_object())
     if (auto name = m->find("name"); name != m->end() && name->is_string())
       r.machine = name->get<std::string>();
-  std::vector<Record> records = {r, r};  // twice: the history and diff paths run too
+  std::vector<dossier::Record> records = {r, r};  // twice: the history and diff paths run too
   records[1].file = "records/000002-fuzz.json";
   records[1].sequence = 2;
-  View v = ViewFromRecords(records, {});
+  dossier::View v = ViewFromRecords(records, {});
   AttachHistory(records, &v);
   Analyze(&v);
   for (const auto& renderer : RendererTable()) {
