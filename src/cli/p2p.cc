@@ -26,12 +26,12 @@ std::atomic<bool> g_stop{false};
 
 // SIGINT, SIGTERM and SIGHUP alike: stop after the copy under way, free the GPUs, store what
 // was measured marked interrupted.
-constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
+constexpr int kP2pStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
 
 extern "C" void OnInterrupt(int) {
   g_stop.store(true);
   // A second signal is not caught: it ends the process at once.
-  for (int s : kStopSignals) ::signal(s, SIG_DFL);
+  for (int s : kP2pStopSignals) ::signal(s, SIG_DFL);
 }
 
 void Progress(bool quiet, size_t done, size_t total, const P2pResult& r) {
@@ -124,7 +124,7 @@ int RunP2p(const std::vector<std::string>& args) {
   struct sigaction sa {};
   sa.sa_handler = OnInterrupt;
   ::sigemptyset(&sa.sa_mask);
-  for (int s : kStopSignals) ::sigaction(s, &sa, nullptr);
+  for (int s : kP2pStopSignals) ::sigaction(s, &sa, nullptr);
 
   // The machine model gives link limits (PCI walk, NVML) and NUMA nodes.
   RootFs fs("/");
@@ -172,7 +172,7 @@ int RunP2p(const std::vector<std::string>& args) {
   m.time = started;
   m.boot_id = model.boot_id.value_or("");
   if (g_stop.load()) m.interrupted = true;
-  for (int s : kStopSignals) ::signal(s, SIG_DFL);
+  for (int s : kP2pStopSignals) ::signal(s, SIG_DFL);
 
   int rc = kExitOk;
   for (const auto& r : m.results)

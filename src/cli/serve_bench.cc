@@ -34,7 +34,7 @@ void OnSigint(int) {
 // set the flag once: the runs stop and what was measured is stored, marked interrupted. A
 // second signal kills as usual (SA_RESETHAND). No SA_RESTART, so the event loop's wait returns
 // at once.
-constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
+constexpr int kBenchStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
 struct SigintScope {
   struct sigaction old[3]{};
   SigintScope() {
@@ -42,10 +42,10 @@ struct SigintScope {
     sa.sa_handler = OnSigint;
     sa.sa_flags = SA_RESETHAND;
     sigemptyset(&sa.sa_mask);
-    for (int i = 0; i < 3; ++i) sigaction(kStopSignals[i], &sa, &old[i]);
+    for (int i = 0; i < 3; ++i) sigaction(kBenchStopSignals[i], &sa, &old[i]);
   }
   ~SigintScope() {
-    for (int i = 0; i < 3; ++i) sigaction(kStopSignals[i], &old[i], nullptr);
+    for (int i = 0; i < 3; ++i) sigaction(kBenchStopSignals[i], &old[i], nullptr);
   }
 };
 

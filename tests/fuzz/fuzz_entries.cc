@@ -5,16 +5,15 @@
 #include <string>
 #include <string_view>
 
-#include "analyze/analyze.h"
+#include "analyze/analysis.h"
 #include "measure/serve/request_trace.h"
 #include "model/json_io.h"
 #include "render/render.h"
-#include "store/history.h"
-#include "store/load_view.h"
 #include "store/notes_file.h"
 #include "util/redact.h"
 #include "util/text.h"
 #include "util/utf8.h"
+#include "view/build_view.h"
 
 namespace dossier::fuzz {
 namespace {
@@ -76,11 +75,10 @@ void RecordReport(const uint8_t* d, size_t n) {
   std::vector<dossier::Record> records = {r, r};  // twice: the history and diff paths run too
   records[1].file = "records/000002-fuzz.json";
   records[1].sequence = 2;
-  dossier::View v = ViewFromRecords(records, {});
-  AttachHistory(records, &v);
-  Analyze(&v);
+  dossier::View v = BuildView(records, Notes{}, {});
+  Analysis a = Analyze(v);
   for (const auto& renderer : RendererTable()) {
-    std::string text = renderer.render(v);
+    std::string text = renderer.render(v, a);
     if (!IsValidUtf8(text)) __builtin_trap();
   }
 }
