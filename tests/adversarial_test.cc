@@ -224,6 +224,36 @@ TEST(Adversarial, EchoedKeyNeverReachesTheTerminalOrTheDossier) {
   if (fs::exists(dossier)) ExpectNoSecret(AllFiles(dossier));
 }
 
+// --- Bounds: a response without end is cut; a dead server cannot hold serve-bench past --deadline
+
+TEST(Adversarial, AnEndlessResponseIsCutNotHeld) {
+  HostileServer server(HostileServer::kEndlessBody);
+  serve::BenchOptions o = EchoOptions(server, /*with_model=*/true);
+  o.api_key.clear();
+  o.endpoint = *serve::ParseEndpoint(server.base_url());
+  o.num_prompts = 1;
+  o.timeout_s = 60;
+  auto m = serve::RunServeBench(o, {});
+  ASSERT_TRUE(m) << m.error().message;
+  ASSERT_EQ(m->runs.size(), 1u);
+  std::string stored = DumpJson(ServeToJson(*m), 1);
+  EXPECT_NE(stored.find("response larger than 64 MiB"), std::string::npos) << stored;
+}
+
+TEST(Adversarial, ASilentServerEndsAtTheDeadlineWithWhatWasMeasured) {
+  HostileServer server(HostileServer::kSilent, /*lifetime_s=*/20);
+  serve::BenchOptions o = EchoOptions(server, /*with_model=*/true);
+  o.api_key.clear();
+  o.endpoint = *serve::ParseEndpoint(server.base_url());
+  o.concurrency = {1, 2, 4};
+  o.timeout_s = 600;  // per request: the deadline must bound it, not this
+  o.deadline_s = 1;
+  auto m = serve::RunServeBench(o, {});
+  ASSERT_TRUE(m) << m.error().message;
+  EXPECT_TRUE(m->interrupted);
+  EXPECT_LT(m->runs.size(), 3u);
+}
+
 // --- 4. Concurrent note edits keep every entry; a person's edit is never overwritten -----------
 
 TEST(Adversarial, TenParallelNoteEditsKeepTenEntries) {
@@ -361,6 +391,21 @@ TEST(Adversarial, EmptyPathsAreUsageErrors) {
     CliResult r = RunCli(args);
     EXPECT_EQ(r.code, 2) << args << ": " << r.out;
     EXPECT_NE(r.out.find("empty"), std::string::npos) << args << ": " << r.out;
+  }
+}
+
+TEST(Adversarial, ServeBenchFlagsOutsideTheirRangeAreUsageErrors) {
+  TempDir t;
+  fs::create_directories(t.path() + "/dataset-dir");
+  const std::string base = "serve-bench http://127.0.0.1:1 --model m --no-store ";
+  for (std::string flags :
+       {"--timeout nan", "--timeout inf", "--timeout 1e-300", "--timeout ''",
+        "--request-rate 1e-300", "--request-rate nan", "--request-rate ''", "--concurrency ''",
+        "--duration nan", "--deadline 0", "--deadline inf", "--api-key ''", "--model ''",
+        "--slo ''", "--dataset " + t.path() + "/dataset-dir"}) {
+    CliResult r = RunBounded(base + flags);
+    EXPECT_EQ(r.code, 2) << flags << ": " << r.out;
+    EXPECT_EQ(r.out.find("terminate called"), std::string::npos) << flags << ": " << r.out;
   }
 }
 

@@ -42,7 +42,8 @@ int RunCollect(const std::vector<std::string>& args) {
   bool quiet = false;
   app.add_option("--root", root, "read the machine under this directory instead of /")
       ->check(NonEmptyPath());
-  app.add_option("--machine", opts.machine_name, "name of the machine (default: its hostname)");
+  app.add_option("--machine", opts.machine_name, "name of the machine (default: its hostname)")
+      ->check(NonEmpty());
   app.add_option("--dossier", dossier_dir, "dossier directory to append to")
       ->check(NonEmptyPath())
       ->capture_default_str();

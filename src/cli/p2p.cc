@@ -90,7 +90,8 @@ int RunP2p(const std::vector<std::string>& args) {
   app.add_option("--matrix-size", matrix_text, "size of the pair matrices in --format md")
       ->capture_default_str();
   app.add_flag("--no-host", no_host, "skip host<->GPU copies");
-  app.add_option("--machine", machine, "machine name for the record (default: the hostname)");
+  app.add_option("--machine", machine, "machine name for the record (default: the hostname)")
+      ->check(NonEmpty());
   app.add_option("--dossier", dossier_dir, "dossier directory to append to")
       ->check(NonEmptyPath())
       ->capture_default_str();

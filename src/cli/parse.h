@@ -21,6 +21,16 @@ inline CLI::Validator NonEmptyPath() {
       "PATH");
 }
 
+// For names, URLs and lists: `--model ''` is a mistake (an unset shell variable), not a request
+// for the default.
+inline CLI::Validator NonEmpty() {
+  return CLI::Validator(
+      [](std::string& s) {
+        return s.empty() ? std::string("an empty value; leave the flag out for the default") : "";
+      },
+      "VALUE");
+}
+
 // Returns -1 when the command should go on, else the exit code (0 after --help).
 inline int Parse(CLI::App& app, const std::vector<std::string>& args) {
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them reversed

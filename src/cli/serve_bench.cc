@@ -121,21 +121,25 @@ struct Flags {
 
 void Declare(CLI::App& app, Flags* f) {
   app.add_option("url", f->url, "server address, e.g. http://127.0.0.1:30000 (with or without /v1)")
-      ->required();
+      ->required()
+      ->check(NonEmpty());
   app.add_option("--api", f->api, "completions (/v1/completions) or chat (/v1/chat/completions)")
       ->check(CLI::IsMember({"completions", "chat"}))
       ->capture_default_str();
-  app.add_option("--model", f->model, "model name to request (default: the first of /v1/models)");
+  app.add_option("--model", f->model, "model name to request (default: the first of /v1/models)")
+      ->check(NonEmpty());
   app.add_option("--api-key", f->api_key,
                  "API key sent as a Bearer token (prefer $DOSSIER_API_KEY or $OPENAI_API_KEY: "
-                 "a command line is visible to other users)");
+                 "a command line is visible to other users)")
+      ->check(NonEmpty());
   auto* c_opt = app.add_option("--concurrency", f->levels,
                                "closed loop: requests in flight, one run per level (e.g. 1,8,64; "
                                "default 1,8,64)");
   auto* r_opt = app.add_option("--request-rate", f->rates,
                                "open loop: Poisson arrivals at these rates (requests/s, or inf), "
                                "one run per rate");
-  c_opt->excludes(r_opt);
+  c_opt->excludes(r_opt)->check(NonEmpty());
+  r_opt->check(NonEmpty());
   app.add_option("--max-concurrency", f->max_concurrency,
                  "open loop: cap on requests in flight (default none)");
   app.add_option("--num-prompts", f->num_prompts,
@@ -152,7 +156,8 @@ void Declare(CLI::App& app, Flags* f) {
       ->check(NonEmptyPath());
   app.add_option("--seed", f->seed, "seed for prompts and arrival times (run i uses seed + i)")
       ->capture_default_str();
-  app.add_option("--slo", f->slo, "goodput objectives, e.g. ttft_ms=500,tpot_ms=50,e2e_ms=…");
+  app.add_option("--slo", f->slo, "goodput objectives, e.g. ttft_ms=500,tpot_ms=50,e2e_ms=…")
+      ->check(NonEmpty());
   app.add_option("--timeout", f->timeout, "per request, in seconds (0.001 to 86400)")
       ->capture_default_str();
   app.add_option("--deadline", f->deadline,
@@ -167,7 +172,8 @@ void Declare(CLI::App& app, Flags* f) {
   app.add_option("--dossier", f->dossier_dir, "dossier directory to append to")
       ->check(NonEmptyPath())
       ->capture_default_str();
-  app.add_option("--machine", f->machine, "machine name for the record (default: the hostname)");
+  app.add_option("--machine", f->machine, "machine name for the record (default: the hostname)")
+      ->check(NonEmpty());
   app.add_option("--http-client", f->http_client,
                  "auto: native for plain http://, libcurl for https, credentials in the URL or a "
                  "proxy; native; curl")
