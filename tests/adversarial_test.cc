@@ -21,6 +21,7 @@
 #include "measure/serve/endpoint.h"
 #include "measure/serve/serve_bench.h"
 #include "model/json_io.h"
+#include "store/dossier_dir.h"
 #include "store/notes_edit.h"
 #include "tests/fixture_trees.h"
 #include "tests/hostile_server.h"
@@ -383,6 +384,31 @@ TEST(Adversarial, FifosAreRefusedNotWaitedOn) {
   ASSERT_EQ(::mkfifo((tree + "/usr/share/misc/pci.ids").c_str(), 0644), 0);
   CliResult c = RunBounded("collect --root " + tree + " --format md");
   EXPECT_EQ(c.code, 0) << c.out.substr(0, 500);
+}
+
+TEST(Adversarial, RecordsSortByNumberAndOrphansAreReportedThenRemoved) {
+  TempDir t;
+  DossierDir dir(t.path() + "/d");
+  auto first = dir.Append({{"kind", "note"}}, "a");
+  ASSERT_TRUE(first) << first.error().message;
+  std::string records = dir.records_dir();
+  // Past six digits the text order breaks: 1000000 sorts before 999999 as text.
+  fs::copy_file(*first, records + "/999999-note-a.json");
+  fs::copy_file(*first, records + "/1000000-note-a.json");
+  // A write killed before its link leaves its temporary file (pid 2^22+1 cannot exist).
+  Put(records + "/.tmp-4194305-123", "{\"half\": ");
+  std::vector<std::string> warnings;
+  auto loaded = dir.Load(&warnings);
+  ASSERT_TRUE(loaded);
+  ASSERT_EQ(loaded->size(), 3u);
+  EXPECT_EQ((*loaded)[1].sequence, 999999);
+  EXPECT_EQ((*loaded)[2].sequence, 1000000);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("interrupted"), std::string::npos) << warnings[0];
+  auto next = dir.Append({{"kind", "note"}}, "b");
+  ASSERT_TRUE(next);
+  EXPECT_NE(next->find("1000001-"), std::string::npos) << *next;
+  EXPECT_FALSE(fs::exists(records + "/.tmp-4194305-123"));
 }
 
 TEST(Adversarial, EmptyPathsAreUsageErrors) {
