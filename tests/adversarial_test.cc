@@ -115,10 +115,16 @@ TEST(Adversarial, InvalidUtf8FromTheTreeArgvAndServersIsEscapedNotFatal) {
   EXPECT_TRUE(IsValidUtf8(d.out));
 }
 
-TEST(Adversarial, InvalidUtf8InAUrlIsAUsageErrorNotAnAbort) {
-  CliResult r = RunCli("serve-bench " + Bytes("http://127.0.0.1:1/\\377") + " --timeout 1");
-  EXPECT_EQ(r.code, 2) << r.out;
+TEST(Adversarial, InvalidUtf8InAUrlIsEscapedNotAnAbort) {
+  TempDir t;
+  std::string dossier = t.path() + "/d";
+  CliResult r =
+      RunCli("serve-bench " + Bytes("http://127.0.0.1:1/\\377") +
+             " --model m --concurrency 1 --num-prompts 1 --timeout 1 -q --dossier " + dossier);
+  EXPECT_EQ(r.code, 1) << r.out;  // the measurement failed (nothing listens); no abort (134)
   EXPECT_TRUE(IsValidUtf8(r.out));
+  std::string records = AllFiles(dossier + "/records");
+  EXPECT_NE(records.find("127.0.0.1:1/\\\\xff"), std::string::npos) << records;
 }
 
 // --- 2. Secrets planted in every form never reach a record ---------------------------------------
@@ -278,8 +284,8 @@ TEST(Adversarial, TenParallelNoteEditsKeepTenEntries) {
   }
   std::string notes = Slurp(dossier + "/notes.toml");
   size_t n = 0;
-  for (size_t at = notes.find("[[tried]]"); at != std::string::npos;
-       at = notes.find("[[tried]]", at + 1))
+  for (size_t at = notes.find("[[tried]]\n"); at != std::string::npos;
+       at = notes.find("[[tried]]\n", at + 1))
     ++n;
   EXPECT_EQ(n, 10u) << notes;
   for (int i = 0; i < 10; ++i)
@@ -316,7 +322,9 @@ TEST(Adversarial, DeepNotesAreRefusedWithTheLineNotACrash) {
     Put(dossier + "/notes.toml", "# notes\n\n" + body);
     for (const char* cmd : {"note show", "note tried x", "report"}) {
       CliResult r = RunCli(std::string(cmd) + " --dossier " + dossier);
-      EXPECT_EQ(r.code, 2) << cmd << ": " << r.out.substr(0, 300);
+      // A broken notes file stops `note` (exit 2); `report` names it and goes on without it.
+      EXPECT_EQ(r.code, std::string(cmd) == "report" ? 0 : 2)
+          << cmd << ": " << r.out.substr(0, 300);
       EXPECT_NE(r.out.find("notes.toml:3:"), std::string::npos)
           << cmd << ": " << r.out.substr(0, 300);
     }
