@@ -44,46 +44,50 @@ void WriteSeedMachine(const TempDir& t) {
   // SGLang in /opt/venv, serving /models/GLM-5-NVFP4 with TP8.
   WriteProc(t, 100, 1,
             NulSeparated({"/opt/venv/bin/python3",
-                 "-m",
-                 "sglang.launch_server",
-                 "--model-path",
-                 "/models/GLM-5-NVFP4",
-                 "--tp-size",
-                 "8",
-                 "--api-key",
-                 "sk-live-SECRET123",
-                 "--trust-remote-code",
-                 "--nsa-decode-backend",
-                 "trtllm",
-                 "--nsa-prefill-backend",
-                 "trtllm",
-                 "--hf-token=hf_SECRETFLAG",
-                 "--host",
-                 "0.0.0.0",
-                 "--model-loader-extra-config",
-                 "https://user:urlpass-SECRET@example.com/x",
-                 "--mem-fraction-static",
-                 "0.85"}));
+                          "-m",
+                          "sglang.launch_server",
+                          "--model-path",
+                          "/models/GLM-5-NVFP4",
+                          "--tp-size",
+                          "8",
+                          "--api-key",
+                          "sk-live-SECRET123",
+                          "--trust-remote-code",
+                          "--nsa-decode-backend",
+                          "trtllm",
+                          "--nsa-prefill-backend",
+                          "trtllm",
+                          "--hf-token=hf_SECRETFLAG",
+                          "--host",
+                          "0.0.0.0",
+                          "--model-loader-extra-config",
+                          "https://user:urlpass-SECRET@example.com/x",
+                          "--mem-fraction-static",
+                          "0.85"}));
   t.Link("/usr/bin/python3.12", "proc/100/exe");
   t.Link("/home/user", "proc/100/cwd");
   t.Link("mnt:[4026531840]", "proc/100/ns/mnt");
-  t.Write("proc/100/environ",
-          NulSeparated({"PATH=/opt/venv/bin:/usr/bin", "HF_TOKEN=hf_ENVSECRET", "NCCL_P2P_LEVEL=SYS",
-               "OPENAI_API_KEY=sk-openai-SECRET", "HOME=/home/user", "SGLANG_ENABLE_SPEC_V2=1",
-               "CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,7", "DB_PASSWORD=hunter2-SECRET",
-               "HF_ENDPOINT=https://u:urlsecret-ENV@hf.example.com", "TERM=xterm"}));
+  t.Write(
+      "proc/100/environ",
+      NulSeparated({"PATH=/opt/venv/bin:/usr/bin", "HF_TOKEN=hf_ENVSECRET", "NCCL_P2P_LEVEL=SYS",
+                    "OPENAI_API_KEY=sk-openai-SECRET", "HOME=/home/user", "SGLANG_ENABLE_SPEC_V2=1",
+                    "CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,7", "DB_PASSWORD=hunter2-SECRET",
+                    "HF_ENDPOINT=https://u:urlsecret-ENV@hf.example.com", "TERM=xterm"}));
   // Its workers: a fork that kept the command line, renamed schedulers, a spawn helper.
-  WriteProc(t, 101, 100,
-            NulSeparated({"/opt/venv/bin/python3", "-m", "sglang.launch_server", "--model-path",
-                 "/models/GLM-5-NVFP4", "--tp-size", "8", "--api-key", "sk-live-SECRET123"}));
+  WriteProc(
+      t, 101, 100,
+      NulSeparated({"/opt/venv/bin/python3", "-m", "sglang.launch_server", "--model-path",
+                    "/models/GLM-5-NVFP4", "--tp-size", "8", "--api-key", "sk-live-SECRET123"}));
   WriteProc(t, 102, 100, "sglang::scheduler_TP0" + std::string(40, '\0'), "sglang::schedul");
   WriteProc(t, 103, 100, "sglang::scheduler_TP1    ", "sglang::schedul");
   WriteProc(t, 104, 100, NulSeparated({"sglang::detokenizer"}), "sglang::detoken");
-  WriteProc(t, 105, 102,
-            NulSeparated({"/usr/bin/python3.12", "-c", "from multiprocessing.spawn import spawn_main"}));
+  WriteProc(
+      t, 105, 102,
+      NulSeparated({"/usr/bin/python3.12", "-c", "from multiprocessing.spawn import spawn_main"}));
   // Not servers: a grep, a shell wrapper, a kernel thread, a vanished process.
   WriteProc(t, 300, 1, NulSeparated({"grep", "sglang.launch_server"}), "grep");
-  WriteProc(t, 301, 1, NulSeparated({"bash", "-c", "python -m sglang.launch_server --tp 8"}), "bash");
+  WriteProc(t, 301, 1, NulSeparated({"bash", "-c", "python -m sglang.launch_server --tp 8"}),
+            "bash");
   WriteProc(t, 2, 0, "", "kthreadd");
   t.Write("proc/303/stat", "303 (gone) Z 1");
 
@@ -106,7 +110,7 @@ void WriteSeedMachine(const TempDir& t) {
   // is unreadable to us.
   WriteProc(t, 200, 1,
             NulSeparated({"/usr/bin/python3", "/usr/local/bin/vllm", "serve", "Qwen/Qwen3-30B-A3B",
-                 "--tensor-parallel-size", "2", "--api-key=sk-live-SECRET123"}));
+                          "--tensor-parallel-size", "2", "--api-key=sk-live-SECRET123"}));
   t.Link("/usr/bin/python3.12", "proc/200/exe");
   t.Write("proc/200/status", "Name:\tvllm\nUid:\t1001\t1001\t1001\t1001\n");
   t.Write("proc/200/environ", "HF_TOKEN=hf_ENVSECRET");
@@ -200,7 +204,8 @@ TEST(Servers, VllmOfAnotherUserWithUnreadableEnviron) {
 TEST(Servers, UnreadableEnvironKeepsTheRest) {
   // Works as root too: an environ that cannot be read as a file.
   TempDir t;
-  WriteProc(t, 50, 1, NulSeparated({"llama-server", "-m", "/m/q.gguf", "-ngl", "99"}), "llama-server");
+  WriteProc(t, 50, 1, NulSeparated({"llama-server", "-m", "/m/q.gguf", "-ngl", "99"}),
+            "llama-server");
   t.Write("proc/50/environ/x", "");  // a directory where the file should be
   t.Write("m/q.gguf", "GGUF");
   Machine m = Collect(t);
