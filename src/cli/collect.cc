@@ -50,9 +50,25 @@ int RunCollect(const std::vector<std::string>& args) {
   app.add_flag("-q,--quiet", quiet, "no progress on stderr");
   if (int rc = Parse(app, args); rc >= 0) return rc;
 
+  if (root.empty()) {
+    // An empty path must not silently mean "this machine": a script's unset variable would
+    // describe the wrong machine.
+    std::fprintf(stderr,
+                 "dossier collect: --root \"\": an empty path names no directory; give the "
+                 "directory of a machine tree, or leave out --root for this machine\n");
+    return kExitUsage;
+  }
   RootFs fs(root);
   if (auto s = fs.Check(); !s) {
     std::fprintf(stderr, "dossier collect: --root: %s\n", s.error().message.c_str());
+    return kExitUsage;
+  }
+  if (!fs.live() && !fs.IsDir("/sys") && !fs.IsDir("/proc")) {
+    std::fprintf(stderr,
+                 "dossier collect: --root %s: neither %s/sys nor %s/proc is a directory; a "
+                 "machine tree holds the machine's sys/ and proc/ (at least one), laid out as "
+                 "the kernel shows them (sys/devices, sys/bus/pci, proc/cpuinfo …)\n",
+                 root.c_str(), fs.root().c_str(), fs.root().c_str());
     return kExitUsage;
   }
   if (fs.live()) opts.caller_env = CallerEnvironment();

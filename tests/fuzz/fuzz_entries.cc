@@ -20,6 +20,10 @@ void CpuList(const uint8_t* d, size_t n) {
   if (auto v = ParseCpuList(View(d, n))) (void)FormatCpuList(*v);
 }
 
+void CpuMask(const uint8_t* d, size_t n) {
+  if (auto v = ParseCpuMask(View(d, n))) (void)FormatCpuList(*v);
+}
+
 void Redaction(const uint8_t* d, size_t n) {
   std::string_view s = View(d, n);
   (void)RedactCommandLine(s);
@@ -51,10 +55,8 @@ void Stream(const uint8_t* d, size_t n) {
 
 const std::vector<FuzzEntry>& FuzzEntries() {
   static const std::vector<FuzzEntry> kEntries = {
-      {"cpulist", CpuList},
-      {"redact", Redaction},
-      {"record", Record},
-      {"stream", Stream},
+      {"cpulist", CpuList}, {"cpumask", CpuMask}, {"redact", Redaction},
+      {"record", Record},   {"stream", Stream},
   };
   return kEntries;
 }
