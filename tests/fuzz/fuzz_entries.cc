@@ -6,6 +6,7 @@
 
 #include "measure/serve/request_trace.h"
 #include "model/json_io.h"
+#include "probe/dmi_processor.h"
 #include "util/redact.h"
 #include "util/text.h"
 
@@ -22,6 +23,11 @@ void CpuList(const uint8_t* d, size_t n) {
 
 void CpuMask(const uint8_t* d, size_t n) {
   if (auto v = ParseCpuMask(View(d, n))) (void)FormatCpuList(*v);
+}
+
+// An SMBIOS processor structure (/sys/firmware/dmi/entries/4-0/raw) as the dmi probe decodes it.
+void DmiProcessorRaw(const uint8_t* d, size_t n) {
+  (void)DecodeDmiProcessor(View(d, n), "fuzz");
 }
 
 void Redaction(const uint8_t* d, size_t n) {
