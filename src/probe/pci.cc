@@ -222,7 +222,7 @@ bool ReadConfig(const RootFs& fs, const std::string& dir, PciDevice* d, PciConfi
   std::string path = dir + "/config";
   // sysfs serves at most 4096 bytes; a larger file is not a config space, but its first 4096
   // bytes are decoded like any other garbage would be. Root helps only on the live machine.
-  auto bytes = fs.Read(path, 1 << 20);
+  auto bytes = fs.ReadBytes(path, 1 << 20);
   *cfg = bytes ? DecodePciConfig(*bytes, path, fs.live() ? "needs root" : kCaptureHeaderOnly)
                : UnknownPciConfig(ReasonFor(bytes.error()), path);
   d->port_type = cfg->port_type;
