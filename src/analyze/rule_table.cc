@@ -37,6 +37,9 @@ const std::vector<RuleEntry>& RuleTable() {
       {"numa.gpu-affinity-unknown", kWarning,
        "more than one NUMA node but GPUs at numa_node -1: threads and memory cannot be placed",
        RuleNumaGpuAffinityUnknown},
+      {"numa.overlapping-nodes", kWarning,
+       "NUMA nodes whose CPU lists overlap (firmware or hypervisor tables; capture from two boots)",
+       RuleNumaOverlappingNodes},
       {"build.cuda-arch-mismatch", kWarning,
        "TORCH_CUDA_ARCH_LIST lacks the compute capability of the GPUs present",
        RuleBuildCudaArchMismatch},
@@ -55,7 +58,8 @@ std::vector<Finding> RunRules(const RuleContext& ctx) {
     std::optional<Finding> f = r.run(ctx);
     if (!f) continue;
     f->id = r.id;
-    f->severity = r.severity;
+    // The table's severity, unless the rule lowered it for this case.
+    if (f->severity.empty()) f->severity = r.severity;
     // A finding built on facts from an earlier record may no longer hold either.
     for (const auto& e : f->evidence) {
       if (f->stale.empty() && !e.stale.empty()) f->stale = "built on stale facts: " + e.stale;

@@ -208,7 +208,20 @@ TEST(RuleLegacyChipset, FiresOnI440fxGuestsOnly) {
   const Finding* f = Find(fs, "vm.legacy-chipset");
   ASSERT_NE(f, nullptr);
   EXPECT_NE(AllActions(*f).find("--machine q35"), std::string::npos);
+  EXPECT_EQ(f->severity, kWarning);
   EXPECT_FALSE(Fires(ViewOf({SeedGuest(2)}), "vm.legacy-chipset"));
+}
+
+TEST(RuleLegacyChipset, AnI440fxGuestWithoutPassedThroughPcieDevicesIsAtMostInfo) {
+  Machine g = SeedGuest(0);
+  g.gpus.clear();
+  g.pci.devices.clear();
+  g.virtualization.chipset = Known(std::string("i440fx"), "/sys/class/dmi/id/product_name");
+  auto fs = RunOn(ViewOf({g}));
+  const Finding* f = Find(fs, "vm.legacy-chipset");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, kInfo);
+  EXPECT_EQ(f->title.find("move to Q35"), std::string::npos);
 }
 
 TEST(RuleBarAllocation, FiresOnAGpuBarMessageOnly) {

@@ -62,6 +62,14 @@ int RunCollect(const std::vector<std::string>& args) {
     std::fprintf(stderr, "dossier collect: --root: %s\n", s.error().message.c_str());
     return kExitUsage;
   }
+  if (!fs.live() && !fs.IsDir("/sys") && !fs.IsDir("/proc")) {
+    std::fprintf(stderr,
+                 "dossier collect: --root %s: neither %s/sys nor %s/proc is a directory; a "
+                 "machine tree holds the machine's sys/ and proc/ (at least one), laid out as "
+                 "the kernel shows them (sys/devices, sys/bus/pci, proc/cpuinfo …)\n",
+                 root.c_str(), fs.root().c_str(), fs.root().c_str());
+    return kExitUsage;
+  }
   if (fs.live()) opts.caller_env = CallerEnvironment();
   std::vector<std::string> log;
   if (!quiet) std::fprintf(stderr, "collecting %s\n", fs.live() ? "this machine" : root.c_str());

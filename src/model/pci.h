@@ -95,6 +95,9 @@ struct PciDevice {
   PciLink link;
   PciAcs acs;
   std::vector<PciBar> bars;
+  // How many BARs `resource` lists as implemented; unknown when the file could not be read, so
+  // an empty `bars` with a known count of 0 is "no BARs", and with an unknown count "not read".
+  Fact<int64_t> bar_count;
   PciRebar rebar;
   template <class V>
   void visit(V& v) {
@@ -115,15 +118,20 @@ struct PciDevice {
     v("link", link);
     v("acs", acs);
     v("bars", bars);
+    v("bar_count", bar_count);
     v("rebar", rebar);
   }
 };
 
 struct PciInfo {
   std::vector<PciDevice> devices;
+  // How many functions /sys/bus/pci/devices listed; unknown when the directory was not read
+  // (a capture without it), so an empty `devices` is not mistaken for "no PCI devices".
+  Fact<int64_t> count;
   template <class V>
   void visit(V& v) {
     v("devices", devices);
+    v("count", count);
   }
 };
 

@@ -34,6 +34,8 @@ struct OsInfo {
 struct DmiInfo {
   Fact<std::string> sys_vendor, product_name, board_vendor, board_name, bios_vendor, bios_version,
       bios_date;
+  // From the SMBIOS processor structure (type 4), which needs root to read.
+  Fact<std::string> processor_manufacturer, processor_version;
   template <class V>
   void visit(V& v) {
     v("sys_vendor", sys_vendor);
@@ -43,13 +45,23 @@ struct DmiInfo {
     v("bios_vendor", bios_vendor);
     v("bios_version", bios_version);
     v("bios_date", bios_date);
+    v("processor_manufacturer", processor_manufacturer);
+    v("processor_version", processor_version);
   }
 };
 
+// Counts from the kernel's sysfs topology where it has one (cores are distinct core_cpus_list
+// sets, so AMD's per-die core ids and IA-64's colliding ids do not merge cores), /proc/cpuinfo
+// otherwise. `threads` counts online CPUs; `present` and `offline` say what else the kernel knows.
 struct CpuInfo {
   Fact<std::string> model, vendor;
   Fact<int64_t> sockets, cores, threads;
-  Fact<bool> hypervisor_flag;  // the "hypervisor" cpu flag: set by every mainstream hypervisor
+  Fact<int64_t> dies;            // distinct (package, die_id); unknown where no die_id file
+  Fact<int64_t> books, drawers;  // s390 only: distinct book_id / drawer_id
+  Fact<std::string> online;      // cpulist of online CPUs
+  Fact<std::string> present;     // cpulist of present CPUs (online or not)
+  Fact<std::string> offline;     // cpulist of present CPUs that are offline; "" when none
+  Fact<bool> hypervisor_flag;    // the "hypervisor" cpu flag: set by every mainstream hypervisor
   template <class V>
   void visit(V& v) {
     v("model", model);
@@ -57,6 +69,12 @@ struct CpuInfo {
     v("sockets", sockets);
     v("cores", cores);
     v("threads", threads);
+    v("dies", dies);
+    v("books", books);
+    v("drawers", drawers);
+    v("online", online);
+    v("present", present);
+    v("offline", offline);
     v("hypervisor_flag", hypervisor_flag);
   }
 };
@@ -71,15 +89,23 @@ struct MemoryInfo {
 
 struct NumaNode {
   int64_t id = 0;
-  Fact<std::string> cpus;                // cpulist form, "0-31,64-95"
+  Fact<std::string> cpus;                // cpulist form, "0-31,64-95" (from cpulist or cpumap)
   Fact<uint64_t> memory_bytes;           // MemTotal of the node
   Fact<std::vector<int64_t>> distances;  // to every node, in id order
+  // "cpu+memory", "cpu-only" (memoryless: its CPUs allocate from another node) or "memory-only"
+  // (GPU memory on POWER9/Grace Hopper, CXL memory, or a node whose CPUs are all offline).
+  Fact<std::string> kind;
+  // For a memory-only node: the PCI address and name of the GPU sysfs ties to it (the GPU's
+  // numa_node); unknown when sysfs names none.
+  Fact<std::string> gpu;
   template <class V>
   void visit(V& v) {
     v("id", id);
     v("cpus", cpus);
     v("memory_bytes", memory_bytes);
     v("distances", distances);
+    v("kind", kind);
+    v("gpu", gpu);
   }
 };
 

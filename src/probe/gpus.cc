@@ -95,7 +95,11 @@ void ReadNvidiaDriver(const RootFs& fs, Fact<std::string>* out) {
   auto text = fs.Read(kDriverVersionPath, 64 << 10);
   if (!text) {
     std::string reason = ReasonFor(text.error());
-    if (text.error().kind == Error::kNotFound) reason += " (NVIDIA driver not loaded)";
+    // Live, or where the capture kept /proc/driver, the file's absence means the driver is not
+    // loaded; a capture without /proc/driver says nothing about it.
+    if (text.error().kind == Error::kNotFound)
+      reason = fs.live() || fs.IsDir("/proc/driver") ? reason + " (NVIDIA driver not loaded)"
+                                                     : "not in the capture";
     return out->Unknown(reason, kDriverVersionPath);
   }
   int n = 0;

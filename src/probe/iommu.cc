@@ -4,8 +4,10 @@
 // blocked) and members. Groups are what a VFIO passthrough maps and what renumbers after a BIOS
 // ACS change, so they are kept whole.
 //
-// A kernel with the IOMMU off still has /sys/kernel/iommu_groups, empty; a captured tree without
-// /sys at all says nothing, which is unknown rather than off.
+// A kernel with the IOMMU off still has /sys/kernel/iommu_groups, empty, and no /sys/class/iommu
+// entries. On the live machine an absent directory is therefore "none"; in a captured tree it is
+// "not in the capture" (capture tools such as hwloc's keep /sys/devices and /sys/bus but not
+// /sys/kernel), which is unknown rather than off.
 #include <algorithm>
 
 #include "probe/probe.h"
@@ -18,15 +20,17 @@ namespace {
 constexpr const char* kGroups = "/sys/kernel/iommu_groups";
 constexpr const char* kClass = "/sys/class/iommu";
 
-// Entries of a directory; an absent directory is an empty list when /sys exists (the kernel
-// creates these only with an IOMMU driver), unknown otherwise.
-Fact<std::vector<std::string>> ListDir(const RootFs& fs, const char* dir) {
+// Entries of a directory. Live, an absent directory is an empty list when /sys exists (the
+// kernel creates these only with an IOMMU driver); in a captured tree it is not in the capture.
+Fact<std::vector<std::string>> ListIommuDir(const RootFs& fs, const char* dir) {
   Fact<std::vector<std::string>> out;
   auto list = fs.List(dir);
   if (list) {
     out.Set(*list, dir);
-  } else if (list.error().kind == Error::kNotFound && fs.IsDir("/sys")) {
-    out.Set({}, std::string(dir) + " (absent)");
+  } else if (list.error().kind == Error::kNotFound && fs.live() && fs.IsDir("/sys")) {
+    out.Set({}, std::string(dir) + " (directory absent)");
+  } else if (list.error().kind == Error::kNotFound) {
+    out.Unknown("not in the capture", dir);
   } else {
     out.Unknown(ReasonFor(list.error()), dir);
   }
@@ -38,9 +42,9 @@ Fact<std::vector<std::string>> ListDir(const RootFs& fs, const char* dir) {
 void ProbeIommu(const ProbeContext& ctx, Machine* m) {
   const RootFs& fs = ctx.fs;
   IommuInfo& io = m->iommu;
-  io.hardware = ListDir(fs, kClass);
+  io.hardware = ListIommuDir(fs, kClass);
 
-  Fact<std::vector<std::string>> groups = ListDir(fs, kGroups);
+  Fact<std::vector<std::string>> groups = ListIommuDir(fs, kGroups);
   for (const auto& name : groups.value_or({})) {
     auto id = ParseInt(name);
     if (!id || *id < 0) {
@@ -67,11 +71,18 @@ void ProbeIommu(const ProbeContext& ctx, Machine* m) {
     io.enabled.Set(true, kGroups);
   } else if (io.hardware.known() && !io.hardware->empty()) {
     io.enabled.Set(true, kClass);  // units registered, no device translated yet
-  } else if (groups.known() && io.hardware.known()) {
-    io.enabled.Set(false, std::string(kGroups) + " and " + kClass + " empty or absent");
+  } else if (groups.known()) {
+    // The kernel keeps iommu_groups (empty when off): an empty one is the answer even where
+    // the capture left out /sys/class/iommu.
+    io.enabled.Set(false, std::string(kGroups) + " empty" +
+                              (io.hardware.known() ? std::string(", ") + kClass + " empty" : ""));
+  } else if (!io.hardware.known()) {
+    io.enabled.Unknown(groups.unknown == io.hardware.unknown
+                           ? groups.unknown + " (neither " + kGroups + " nor " + kClass + ")"
+                           : groups.unknown,
+                       kGroups);
   } else {
-    std::string why = !groups.known() ? groups.unknown : io.hardware.unknown;
-    io.enabled.Unknown(why, kGroups);
+    io.enabled.Unknown(groups.unknown, kGroups);
   }
 }
 

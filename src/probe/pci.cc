@@ -12,6 +12,7 @@
 #include <optional>
 #include <tuple>
 
+#include "probe/cpu_topology.h"
 #include "probe/pci_config.h"
 #include "probe/pci_names.h"
 #include "probe/probe.h"
@@ -178,12 +179,18 @@ void ReadLinkState(const RootFs& fs, const std::string& dir, const char* which,
 
 // The first six lines of `resource` ("start end flags" in hex) are BARs 0-5; the rest are the
 // expansion ROM and bridge windows. An unimplemented BAR is all zeros.
-std::vector<PciBar> ReadBars(const RootFs& fs, const std::string& dir,
+std::vector<PciBar> ReadBars(const RootFs& fs, const std::string& dir, Fact<int64_t>* count,
                              std::vector<std::string>* log) {
   std::vector<PciBar> bars;
   std::string path = dir + "/resource";
   auto text = fs.Read(path, 64 << 10);
-  if (!text) return bars;  // absent on some virtual devices; nothing to list
+  if (!text) {
+    // Not "no BARs": the file that lists them was not read.
+    count->Unknown(text.error().kind == Error::kNotFound && !fs.live() ? "not in the capture"
+                                                                       : ReasonFor(text.error()),
+                   path);
+    return bars;
+  }
   auto lines = SplitLines(*text);
   for (size_t i = 0; i < lines.size() && i < 6; ++i) {
     auto words = SplitAny(lines[i], " \t");
@@ -206,22 +213,26 @@ std::vector<PciBar> ReadBars(const RootFs& fs, const std::string& dir,
     bar.is64 = (*flags & 0x100000) != 0;        // IORESOURCE_MEM_64
     bars.push_back(bar);
   }
+  count->Set(static_cast<int64_t>(bars.size()), path);
   return bars;
 }
 
-void ReadConfig(const RootFs& fs, const std::string& dir, PciDevice* d, PciConfig* cfg) {
+// Returns whether the file held the 64-byte header alone.
+bool ReadConfig(const RootFs& fs, const std::string& dir, PciDevice* d, PciConfig* cfg) {
   std::string path = dir + "/config";
   // sysfs serves at most 4096 bytes; a larger file is not a config space, but its first 4096
-  // bytes are decoded like any other garbage would be.
+  // bytes are decoded like any other garbage would be. Root helps only on the live machine.
   auto bytes = fs.ReadBytes(path, 1 << 20);
-  *cfg = bytes ? DecodePciConfig(*bytes, path) : UnknownPciConfig(ReasonFor(bytes.error()), path);
+  *cfg = bytes ? DecodePciConfig(*bytes, path, fs.live() ? "needs root" : kCaptureHeaderOnly)
+               : UnknownPciConfig(ReasonFor(bytes.error()), path);
   d->port_type = cfg->port_type;
   d->acs = cfg->acs;
   d->rebar = cfg->rebar;
+  return bytes && bytes->size() == 64;
 }
 
 PciDevice ReadDevice(const RootFs& fs, const std::string& address, PciNames* names,
-                     std::vector<std::string>* log) {
+                     int* header_only, std::vector<std::string>* log) {
   PciDevice d;
   d.address = address;
   std::string dir = std::string(kDevices) + "/" + address;
@@ -238,14 +249,18 @@ PciDevice ReadDevice(const RootFs& fs, const std::string& address, PciNames* nam
   }
   ReadLinkName(fs, dir + "/driver", "no driver bound", &d.driver);
   ReadIntFact(fs, dir + "/numa_node", &d.numa_node);
-  ReadStringFact(fs, dir + "/local_cpulist", &d.local_cpus);
+  auto local = ReadCpuSet(fs, dir, "local_cpulist", "local_cpus");  // older kernels: mask only
+  if (local.known())
+    d.local_cpus.Set(FormatCpuList(*local), local.source);
+  else
+    d.local_cpus.Unknown(local.unknown, local.source);
   ReadIommuGroup(fs, dir, &d.iommu_group);
   ReadPlace(fs, dir, &d);
   PciConfig cfg;
-  ReadConfig(fs, dir, &d, &cfg);
+  if (ReadConfig(fs, dir, &d, &cfg)) ++*header_only;
   ReadLinkState(fs, dir, "current", cfg.link.current, &d.link.current);
   ReadLinkState(fs, dir, "max", cfg.link.max, &d.link.max);
-  d.bars = ReadBars(fs, dir, log);
+  d.bars = ReadBars(fs, dir, &d.bar_count, log);
   return d;
 }
 
@@ -254,18 +269,37 @@ PciDevice ReadDevice(const RootFs& fs, const std::string& address, PciNames* nam
 void ProbePci(const ProbeContext& ctx, Machine* m) {
   auto entries = ctx.fs.List(kDevices);
   if (!entries) {
+    bool absent = entries.error().kind == Error::kNotFound;
+    if (absent && ctx.fs.live()) {
+      m->pci.count.Set(0, std::string(kDevices) + " (absent: no PCI bus)");
+    } else {
+      // A capture without the directory says nothing about the machine's PCI devices.
+      m->pci.count.Unknown(absent ? "not in the capture" : ReasonFor(entries.error()), kDevices);
+    }
     if (ctx.log)
-      ctx.log->push_back(std::string("pci: ") + kDevices + ": " + entries.error().message);
+      ctx.log->push_back(std::string("pci: ") + kDevices + ": " +
+                         (absent ? "directory absent" : entries.error().message));
     return;
   }
   PciNames names(ctx.fs);
+  int header_only = 0;
   for (const auto& e : *entries) {
     if (!ParseAddress(e)) {
       if (ctx.log)
         ctx.log->push_back(std::string("pci: skipping ") + kDevices + "/" + Printable(e));
       continue;
     }
-    m->pci.devices.push_back(ReadDevice(ctx.fs, e, &names, ctx.log));
+    m->pci.devices.push_back(ReadDevice(ctx.fs, e, &names, &header_only, ctx.log));
+  }
+  m->pci.count.Set(static_cast<int64_t>(m->pci.devices.size()), kDevices);
+  if (header_only > 0 && ctx.log) {
+    // Said once for the machine; each device's facts carry the same reason.
+    ctx.log->push_back(
+        "pci: " + std::to_string(header_only) + " of " + std::to_string(m->pci.devices.size()) +
+        " config files hold 64 bytes: " +
+        (ctx.fs.live()
+             ? "capabilities, ACS and Resizable BAR need root (rerun as root)"
+             : std::string(kCaptureHeaderOnly) + " (capabilities, ACS and Resizable BAR unknown)"));
   }
   std::sort(m->pci.devices.begin(), m->pci.devices.end(),
             [](const PciDevice& a, const PciDevice& b) {

@@ -15,7 +15,6 @@ constexpr size_t kHeaderBytes = 64;
 constexpr size_t kStandardBytes = 256;
 constexpr size_t kExtendedBytes = 4096;
 
-constexpr const char* kNeedsRoot = "needs root";
 constexpr const char* kNoExtended =
     "no extended configuration space (conventional PCI bus, e.g. an i440FX guest)";
 
@@ -319,7 +318,8 @@ void DecodeExtended(std::string_view b, const std::string& path, PciConfig* out)
 
 }  // namespace
 
-PciConfig DecodePciConfig(std::string_view config, std::string_view path_view) {
+PciConfig DecodePciConfig(std::string_view config, std::string_view path_view,
+                          std::string_view header_only) {
   PciConfig out;
   std::string path(path_view);
   std::string_view b = config.substr(0, std::min(config.size(), kExtendedBytes));
@@ -330,7 +330,7 @@ PciConfig DecodePciConfig(std::string_view config, std::string_view path_view) {
     return out;
   }
   if (b.size() == kHeaderBytes) {
-    unknown_all(kNeedsRoot);
+    unknown_all(std::string(header_only));
     return out;
   }
   if (Word(b, 0) == 0xffff) {

@@ -62,8 +62,13 @@ struct PciConfig {
 };
 
 // `config` is the content of the `config` file (any length; only the first 4096 bytes count);
-// `path` names it in the facts' sources.
-PciConfig DecodePciConfig(std::string_view config, std::string_view path);
+// `path` names it in the facts' sources. `header_only` is the reason given when the file holds
+// only the 64-byte header: "needs root" on the live machine, where rerunning as root helps;
+// kCaptureHeaderOnly for a captured tree, where it does not.
+PciConfig DecodePciConfig(std::string_view config, std::string_view path,
+                          std::string_view header_only = "needs root");
+inline constexpr const char* kCaptureHeaderOnly =
+    "the capture holds only the first 64 bytes of config space";
 // Every fact unknown for one reason: the `config` file could not be read at all.
 PciConfig UnknownPciConfig(const std::string& reason, std::string_view path);
 

@@ -7,16 +7,21 @@ namespace dossier {
 const std::vector<ProbeEntry>& ProbeTable() {
   static const std::vector<ProbeEntry> kTable = {
       {"identity", "hostname, boot id, kernel release and command line, OS release", ProbeIdentity},
-      {"dmi", "system, board and BIOS vendor and version from /sys/class/dmi/id", ProbeDmi},
-      {"cpu", "CPU model, vendor, sockets, cores, threads, hypervisor flag; memory total",
+      {"dmi", "system, board, BIOS and processor identity from /sys/class/dmi/id and SMBIOS",
+       ProbeDmi},
+      {"cpu",
+       "CPU model, vendor; sockets, dies, cores, threads, online/offline CPUs from the sysfs "
+       "topology; hypervisor flag; memory total",
        ProbeCpu},
-      {"numa", "NUMA nodes with their CPUs, memory and distances", ProbeNuma},
       {"virtualization", "guest or bare metal, hypervisor, QEMU machine type (Q35, i440FX)",
        ProbeVirtualization},
       {"pci",
        "PCI devices: ids, names, driver, NUMA node, tree, link speed and width, BARs; port type, "
        "ACS and Resizable BAR from config space",
        ProbePci},
+      // After the pci probe: a memory-only node names the GPU whose numa_node it is.
+      {"numa", "NUMA nodes with their CPUs, memory and distances; CPU-only and memory-only nodes",
+       ProbeNuma},
       {"iommu", "IOMMU on or off, hardware units, groups with their domain type and members",
        ProbeIommu},
       {"kernel_log", "PCI resource problems (BARs not assigned, NVRM BAR errors) in the kernel log",

@@ -143,7 +143,7 @@ void ReadSiteDir(const RootFs& fs, const std::string& dir, PythonEnv* e,
                  std::map<std::string, std::string>* where) {
   auto names = fs.List(dir);
   if (!names) {
-    e->problems.push_back(dir + ": " + ReasonFor(names.error()));
+    e->problems.push_back(dir + ": " + ReasonForDir(names.error()));
     return;
   }
   if (names->size() > kMaxSiteEntries) {

@@ -15,6 +15,10 @@ std::string ReasonFor(const Error& e) {
   }
 }
 
+std::string ReasonForDir(const Error& e) {
+  return e.kind == Error::kNotFound ? "directory absent" : ReasonFor(e);
+}
+
 void ReadStringFact(const RootFs& fs, std::string_view path, Fact<std::string>* out) {
   auto v = fs.ReadValue(path);
   if (!v) return out->Unknown(ReasonFor(v.error()), std::string(path));

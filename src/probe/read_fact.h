@@ -12,6 +12,8 @@ namespace dossier {
 
 // The reason to record for a failed read: "file absent", "needs root", or the message.
 std::string ReasonFor(const Error& e);
+// The same for a directory that could not be listed: "directory absent", "needs root", …
+std::string ReasonForDir(const Error& e);
 
 // First line of the file, trimmed; an empty file is unknown ("empty").
 void ReadStringFact(const RootFs& fs, std::string_view path, Fact<std::string>* out);

@@ -254,7 +254,7 @@ void ProbeServers(const ProbeContext& ctx, Machine* m) {
   const RootFs& fs = ctx.fs;
   auto names = fs.List("/proc");
   if (!names) {
-    if (ctx.log) ctx.log->push_back("servers: /proc: " + ReasonFor(names.error()));
+    if (ctx.log) ctx.log->push_back("servers: /proc: " + ReasonForDir(names.error()));
     return;
   }
   std::map<int64_t, Candidate> cands = ScanProcesses(ctx, *names);

@@ -1,7 +1,8 @@
 // Guest or bare metal, which hypervisor, and (for QEMU) the machine type. Evidence, strongest
-// first: the cpu "hypervisor" flag (set by KVM, Xen HVM, VMware, Hyper-V), /sys/hypervisor/type
-// (Xen), and the DMI vendor and product name, which QEMU fills with "QEMU" and
-// "Standard PC (Q35 + ICH9, 2009)" or "Standard PC (i440FX + PIIX, 1996)". Runs after cpu and dmi.
+// first: the x86 cpu "hypervisor" flag (set by KVM, Xen HVM, VMware, Hyper-V), /sys/hypervisor/type
+// (Xen), the device tree's /hypervisor node (ARM guests), and the DMI vendor and product name,
+// which QEMU fills with "QEMU" and "Standard PC (Q35 + ICH9, 2009)" or "Standard PC (i440FX + PIIX,
+// 1996)". Runs after cpu and dmi.
 #include "probe/probe.h"
 #include "probe/read_fact.h"
 #include "util/text.h"
@@ -43,6 +44,16 @@ void ProbeVirtualization(const ProbeContext& ctx, Machine* m) {
     hv = *xen;
     hv_src = xen.source;
   }
+  // ARM guests have no cpu flag to tell; a device tree booted by a hypervisor carries a
+  // /hypervisor node ("xen,xen", "linux,kvm" …).
+  const std::string dt = "/sys/firmware/devicetree/base/hypervisor";
+  if (hv.empty() && ctx.fs.IsDir(dt)) {
+    Fact<std::string> compat;
+    ReadStringFact(ctx.fs, dt + "/compatible", &compat);
+    std::string c = compat.known() ? ToLower(compat->substr(0, compat->find('\0'))) : "";
+    hv = c.starts_with("xen") ? "xen" : c.find("kvm") != std::string::npos ? "kvm" : "unknown";
+    hv_src = dt;
+  }
 
   const Fact<bool>& flag = m->cpu.hypervisor_flag;
   if (flag.known() && *flag) {
@@ -52,9 +63,14 @@ void ProbeVirtualization(const ProbeContext& ctx, Machine* m) {
   } else if (flag.known()) {
     v.guest.Set(false, flag.source);
   } else {
-    v.guest.Unknown("no cpu flags and no DMI hint: " + flag.unknown, flag.source);
+    v.guest.Unknown("no evidence either way: " + flag.unknown +
+                        "; no hypervisor in DMI, the device tree or /sys/hypervisor",
+                    flag.source);
   }
-  if (!hv.empty()) {
+  if (hv == "unknown") {
+    v.hypervisor.Unknown("the device tree has a hypervisor node naming no known hypervisor",
+                         hv_src);
+  } else if (!hv.empty()) {
     v.hypervisor.Set(hv, hv_src);
   } else if (v.guest.known() && *v.guest) {
     v.hypervisor.Unknown("guest, but DMI names no known hypervisor", dmi_src);

@@ -82,8 +82,18 @@ void MdGpus(const MachineView& mv, std::string* out) {
   d.Add("NVIDIA driver", m.software.nvidia_driver);
   *out += d.Render();
   if (m.gpus.empty()) {
-    if (m.pci.devices.empty())
+    size_t unread = 0;  // devices whose vendor or class could not be read: could be GPUs
+    for (const auto& d : m.pci.devices) unread += !d.vendor_id.known() || !d.class_id.known();
+    if (!m.pci.count.known() && m.pci.devices.empty())
+      *out += "\nCompute GPUs unknown: the PCI devices were not read (" +
+              md::Escape(m.pci.count.unknown) + ").\n";
+    else if (m.pci.devices.empty())
       *out += "\nNo compute GPU: no PCI devices are recorded for this machine.\n";
+    else if (unread > 0)
+      *out += fmt::format(
+          "\nNo NVIDIA compute GPU recognised, but the vendor or class of {} of the {} PCI "
+          "devices could not be read: whether any is a GPU is unknown.\n",
+          unread, m.pci.devices.size());
     else
       *out +=
           fmt::format("\nNo NVIDIA compute GPU among the {} PCI devices.\n", m.pci.devices.size());

@@ -177,10 +177,25 @@ void MdIommuAcs(const MachineView& mv, std::string* out) {
 
   md::Table a({"device", "name", "port type", "ACS capability", "ACS control"});
   std::string without;
+  // When no bridge's ACS could be read, for one reason (a capture or an unprivileged read cut
+  // config to 64 bytes), that is said once instead of once per bridge.
+  size_t bridges = 0;
+  std::set<std::string> reasons;
+  for (const auto& d : m.pci.devices) {
+    if (!IsBridge(d)) continue;
+    ++bridges;
+    reasons.insert(d.acs.present.known() ? "" : d.acs.present.unknown);
+  }
+  bool one_reason = bridges > 1 && reasons.size() == 1 && !reasons.begin()->empty();
+  if (one_reason) {
+    *out += "\nACS of all " + std::to_string(bridges) +
+            " bridges and ports unknown: " + md::Escape(*reasons.begin()) + ".\n";
+  }
   for (const auto& d : m.pci.devices) {
     bool has = d.acs.present.known() && *d.acs.present;
     bool bridge = IsBridge(d);
     if (!has && !bridge) continue;
+    if (one_reason && bridge) continue;
     if (bridge && d.acs.present.known() && !*d.acs.present) {
       without += (without.empty() ? "" : ", ") + ("`" + d.address + "`");
       continue;
@@ -190,6 +205,7 @@ void MdIommuAcs(const MachineView& mv, std::string* out) {
     a.Row({"`" + d.address + "`", md::Cell(d.name), md::Cell(d.port_type), cap, ctl});
   }
   if (a.empty() && without.empty()) {
+    if (one_reason) return;
     *out += "\nNo bridge or port, and no device with Access Control Services.\n";
     return;
   }

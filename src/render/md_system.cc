@@ -29,8 +29,16 @@ void MdCpuNuma(const MachineView& mv, std::string* out) {
   t.Add("CPU", m.cpu.model);
   t.Add("Vendor", m.cpu.vendor);
   t.Add("Sockets", m.cpu.sockets);
+  // Dies, books and drawers only where the kernel has them (x86 die_id; s390).
+  if (m.cpu.dies.known()) t.Add("Dies", m.cpu.dies);
+  if (m.cpu.drawers.known()) t.Add("Drawers", m.cpu.drawers);
+  if (m.cpu.books.known()) t.Add("Books", m.cpu.books);
   t.Add("Cores", m.cpu.cores);
-  t.Add("Threads", m.cpu.threads);
+  t.Add("Threads (online CPUs)", m.cpu.threads);
+  if (m.cpu.offline.known() && !m.cpu.offline->empty()) {
+    t.Add("Offline CPUs", m.cpu.offline);
+    t.Add("Present CPUs", m.cpu.present);
+  }
   if (m.memory.total_bytes.known()) {
     t.AddText("Memory", md::Bytes(*m.memory.total_bytes), md::Source(m.memory.total_bytes));
   } else {
@@ -42,14 +50,18 @@ void MdCpuNuma(const MachineView& mv, std::string* out) {
     return;
   }
   *out += "\n";
-  md::Table n({"node", "CPUs", "memory", "distances"});
+  md::Table n({"node", "CPUs", "memory", "distances", "kind"});
   for (const auto& node : m.numa.nodes) {
     std::string mem =
         node.memory_bytes.known() ? md::Bytes(*node.memory_bytes) : md::Cell(node.memory_bytes);
-    n.Row({std::to_string(node.id), md::Cell(node.cpus), mem, md::Cell(node.distances)});
+    std::string kind = md::Cell(node.kind);
+    if (node.gpu.known()) kind += " (GPU " + md::Escape(*node.gpu) + ")";
+    n.Row({std::to_string(node.id), md::Cell(node.cpus), mem, md::Cell(node.distances), kind});
   }
   *out += n.Render();
-  *out += "\nSource: `/sys/devices/system/node/node*/{cpulist,meminfo,distance}`.\n";
+  *out +=
+      "\nSource: `/sys/devices/system/node/node*/{cpulist|cpumap,meminfo,distance}`; a "
+      "memory-only node's GPU from the GPU's `numa_node`.\n";
 }
 
 void MdVirtualization(const MachineView& mv, std::string* out) {

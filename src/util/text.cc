@@ -119,6 +119,27 @@ std::optional<std::vector<int64_t>> ParseCpuList(std::string_view s) {
   return out;
 }
 
+std::optional<std::vector<int64_t>> ParseCpuMask(std::string_view s) {
+  s = Trim(s);
+  if (s.empty()) return std::nullopt;
+  // Digits only, least significant last; commas only separate groups of 8.
+  std::string digits;
+  for (std::string_view group : Split(s, ',')) {
+    if (group.empty() || group.size() > 8) return std::nullopt;
+    digits += group;
+  }
+  if (digits.size() > 8192 / 4) return std::nullopt;
+  std::vector<int64_t> out;
+  int64_t bit = 0;
+  for (size_t i = digits.size(); i-- > 0; bit += 4) {
+    auto v = ParseUint(std::string_view(&digits[i], 1), 16);
+    if (!v) return std::nullopt;
+    for (int b = 0; b < 4; ++b)
+      if (*v & (1u << b)) out.push_back(bit + b);
+  }
+  return out;
+}
+
 std::string FormatCpuList(const std::vector<int64_t>& cpus) {
   std::string out;
   size_t i = 0;

@@ -24,6 +24,10 @@ std::optional<double> ParseDouble(std::string_view s);
 
 // "0-3,8,10-11" -> {0,1,2,3,8,10,11}; nullopt when malformed or absurdly large.
 std::optional<std::vector<int64_t>> ParseCpuList(std::string_view s);
+// The kernel's hex CPU mask (cpumap, local_cpus, thread_siblings): 32-bit words, most
+// significant first, separated by commas: "00000000,0000ffff" -> {0..15}. nullopt when malformed
+// or longer than 8192 CPUs (the largest NR_CPUS a distribution kernel builds).
+std::optional<std::vector<int64_t>> ParseCpuMask(std::string_view s);
 // {0,1,2,3,8} -> "0-3,8"
 std::string FormatCpuList(const std::vector<int64_t>& cpus);
 

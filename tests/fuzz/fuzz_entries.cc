@@ -8,6 +8,7 @@
 #include "analyze/analysis.h"
 #include "measure/serve/request_trace.h"
 #include "model/json_io.h"
+#include "probe/dmi_processor.h"
 #include "render/render.h"
 #include "store/notes_file.h"
 #include "util/redact.h"
@@ -24,6 +25,15 @@ std::string_view View(const uint8_t* d, size_t n) {
 
 void CpuList(const uint8_t* d, size_t n) {
   if (auto v = ParseCpuList(View(d, n))) (void)FormatCpuList(*v);
+}
+
+void CpuMask(const uint8_t* d, size_t n) {
+  if (auto v = ParseCpuMask(View(d, n))) (void)FormatCpuList(*v);
+}
+
+// An SMBIOS processor structure (/sys/firmware/dmi/entries/4-0/raw) as the dmi probe decodes it.
+void DmiProcessorRaw(const uint8_t* d, size_t n) {
+  (void)DecodeDmiProcessor(View(d, n), "fuzz");
 }
 
 void Redaction(const uint8_t* d, size_t n) {
@@ -123,13 +133,17 @@ void RedactPlanted(const uint8_t* d, size_t n) {
 
 const std::vector<FuzzEntry>& FuzzEntries() {
   static const std::vector<FuzzEntry> kEntries = {
+      // clang-format off
       {"cpulist", CpuList},
+      {"cpumask", CpuMask},
+      {"dmi-processor", DmiProcessorRaw},
       {"redact", Redaction},
       {"record", Record},
       {"stream", Stream},
       {"notes", NotesFile},
       {"record_report", RecordReport},
       {"redact_planted", RedactPlanted},
+      // clang-format on
   };
   return kEntries;
 }

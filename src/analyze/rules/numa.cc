@@ -1,8 +1,14 @@
-// NUMA rules: GPUs whose NUMA node the kernel does not know on a machine that has several.
+// NUMA rules: GPUs whose NUMA node the kernel does not know on a machine that has several;
+// nodes whose CPU lists overlap.
+#include <algorithm>
+#include <map>
+#include <set>
+
 #include "analyze/evidence.h"
 #include "analyze/pci_walk.h"
 #include "analyze/roles.h"
 #include "analyze/rule.h"
+#include "util/text.h"
 
 namespace dossier {
 namespace {
@@ -70,6 +76,48 @@ std::optional<Finding> RuleNumaGpuAffinityUnknown(const RuleContext& ctx) {
   f.not_helping = {
       "numactl --cpunodebind on the whole server: without knowing each GPU's node it pins "
       "every rank to the same node, right for some GPUs and wrong for the others."};
+  return f;
+}
+
+std::optional<Finding> RuleNumaOverlappingNodes(const RuleContext& ctx) {
+  const Machine& m = ctx.m();
+  // CPU -> the nodes that list it.
+  std::map<int64_t, std::vector<int64_t>> owners;
+  for (const auto& n : m.numa.nodes) {
+    if (!n.cpus.known()) continue;
+    auto cpus = ParseCpuList(*n.cpus);
+    if (!cpus) continue;
+    for (int64_t c : *cpus) owners[c].push_back(n.id);
+  }
+  std::vector<int64_t> shared;
+  std::set<std::vector<int64_t>> groups;
+  for (const auto& [cpu, nodes] : owners) {
+    if (nodes.size() < 2) continue;
+    shared.push_back(cpu);
+    groups.insert(nodes);
+  }
+  if (shared.empty()) return std::nullopt;
+  Finding f;
+  f.title = std::to_string(shared.size()) + " CPU(s) listed by more than one NUMA node (" +
+            FormatCpuList(shared) + "): the node CPU lists overlap";
+  for (const auto& n : m.numa.nodes) {
+    for (const auto& g : groups) {
+      if (std::find(g.begin(), g.end(), n.id) == g.end()) continue;
+      f.evidence.push_back(Ev("node " + std::to_string(n.id) + " CPUs", n.cpus));
+      break;
+    }
+  }
+  f.explanation =
+      "Each CPU belongs to exactly one NUMA node on a healthy kernel. Lists that overlap come "
+      "from a broken firmware table (SRAT), a hypervisor that describes the guest's nodes "
+      "inconsistently, or a capture stitched from several boots. Which node these CPUs' "
+      "allocations go to cannot be told from the lists, so per-node CPU counts and the GPU "
+      "affinity derived from them are not reliable.";
+  f.actions.push_back(
+      {"Compare with what the kernel used at boot; on a guest, check the VM's "
+       "NUMA description (QEMU -numa node,cpus=…)",
+       "dmesg | grep -i -E 'SRAT|NUMA'; lscpu -e=CPU,NODE"});
+  f.not_helping = {"numactl bindings: they trust the same lists."};
   return f;
 }
 
