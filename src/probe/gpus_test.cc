@@ -122,9 +122,10 @@ TEST(ProbeGpus, NoPciDevicesMeansNoGpus) {
   EXPECT_TRUE(m.gpus.empty());
 }
 
-Fact<std::string> DriverFrom(const std::string* version_file) {
+Fact<std::string> DriverFrom(const std::string* version_file, bool proc_driver = false) {
   testing::TempDir dir;
   if (version_file) dir.Write("proc/driver/nvidia/version", *version_file);
+  if (proc_driver) dir.Write("proc/driver/rtc", "");
   Machine m;
   RunProbe(dir, &m);
   return m.software.nvidia_driver;
@@ -150,9 +151,12 @@ TEST(ProbeGpus, DriverVersionFromTheOpenAndTheProprietaryModule) {
 }
 
 TEST(ProbeGpus, DriverVersionUnknownWithTheReason) {
-  auto absent = DriverFrom(nullptr);
+  // A capture that kept /proc/driver but no nvidia/ in it: the driver was not loaded there.
+  auto absent = DriverFrom(nullptr, true);
   EXPECT_FALSE(absent.known());
   EXPECT_EQ(absent.unknown, "file absent (NVIDIA driver not loaded)");
+  // A capture without /proc/driver says nothing about the driver.
+  EXPECT_EQ(DriverFrom(nullptr).unknown, "not in the capture");
   EXPECT_EQ(absent.source, "/proc/driver/nvidia/version");
 
   std::string binary(

@@ -66,7 +66,15 @@ TEST(IommuTest, OffWhenBothPlacesAreEmpty) {
   IommuInfo io = IommuAt(t.path());
   ASSERT_TRUE(io.enabled.known());
   EXPECT_FALSE(*io.enabled);
-  EXPECT_NE(io.enabled.source.find("/sys/class/iommu"), std::string::npos);
+  EXPECT_EQ(io.enabled.source, "/sys/kernel/iommu_groups empty");
+  // The capture has no /sys/class/iommu: the units are not captured, not "none".
+  EXPECT_FALSE(io.hardware.known());
+
+  t.Write("sys/class/iommu/.keep", "");
+  std::filesystem::remove(t.path() + "/sys/class/iommu/.keep");
+  io = IommuAt(t.path());
+  EXPECT_FALSE(io.enabled.value_or(true));
+  EXPECT_NE(io.enabled.source.find("/sys/class/iommu empty"), std::string::npos);
   EXPECT_TRUE(io.hardware.known());
   EXPECT_TRUE(io.hardware->empty());
 }
@@ -83,7 +91,8 @@ TEST(IommuTest, NoSysIsUnknown) {
   testing::TempDir t;
   IommuInfo io = IommuAt(t.path());
   EXPECT_FALSE(io.enabled.known());
-  EXPECT_EQ(io.enabled.unknown, "file absent");
+  EXPECT_EQ(io.enabled.unknown,
+            "not in the capture (neither /sys/kernel/iommu_groups nor /sys/class/iommu)");
   EXPECT_FALSE(io.hardware.known());
 }
 

@@ -45,7 +45,7 @@ TEST(CpuProbe, MissingAndGarbageFilesAreUnknownWithReason) {
   t.Write("proc/meminfo", "MemTotal: lots kB\n");
   Machine m = RunProbe(t, ProbeCpu);
   EXPECT_FALSE(m.cpu.model.known());
-  EXPECT_EQ(m.cpu.model.unknown, "file absent");
+  EXPECT_EQ(m.cpu.model.unknown, "file absent; no SMBIOS processor or device tree");
   EXPECT_FALSE(m.memory.total_bytes.known());
   EXPECT_EQ(m.memory.total_bytes.unknown, "MemTotal is not a number");
   TempDir bin;

@@ -55,11 +55,20 @@ TEST(MdGpus, MarkerLegendWhenTheWalkCouldNotTell) {
 
 TEST(MdGpus, NoGpusAndStaleMatrixAreSaid) {
   MachineView empty;
+  empty.machine.pci.count.Set(0, "/sys/bus/pci/devices");
   empty.machine.software.nvidia_driver.Unknown("file absent (NVIDIA driver not loaded)");
   std::string out;
   MdGpus(empty, &out);
   EXPECT_NE(out.find("unknown (file absent (NVIDIA driver not loaded))"), std::string::npos);
   EXPECT_NE(out.find("no PCI devices are recorded"), std::string::npos) << out;
+
+  MachineView unread;  // PCI not captured: GPUs unknown, not "none"
+  unread.machine.pci.count.Unknown("not in the capture", "/sys/bus/pci/devices");
+  out.clear();
+  MdGpus(unread, &out);
+  EXPECT_NE(out.find("Compute GPUs unknown: the PCI devices were not read (not in the capture)"),
+            std::string::npos)
+      << out;
 
   MachineView mv = TwoGpusOnRootPorts();
   mv.machine.topology.gpu_levels.pop_back();
