@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 
+#include "measure/serve/openai_protocol.h"
 #include "measure/serve/request_trace.h"
 #include "model/json_io.h"
 #include "util/redact.h"
@@ -47,6 +48,11 @@ void Stream(const uint8_t* d, size_t n) {
   (void)trace.Finish(static_cast<int64_t>(n), 200, serve::TransferEnd{});
 }
 
+// A tokenizer endpoint's answer (vLLM, SGLang, llama.cpp, TGI) as serve-bench counts it.
+void Tokenize(const uint8_t* d, size_t n) {
+  (void)serve::ParseTokenizeCount(View(d, n));
+}
+
 }  // namespace
 
 const std::vector<FuzzEntry>& FuzzEntries() {
@@ -55,6 +61,7 @@ const std::vector<FuzzEntry>& FuzzEntries() {
       {"redact", Redaction},
       {"record", Record},
       {"stream", Stream},
+      {"tokenize", Tokenize},
   };
   return kEntries;
 }
