@@ -5,13 +5,14 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "analyze/analyze.h"
+#include "analyze/analysis.h"
 #include "cli/parse.h"
 #include "model/json_io.h"
 #include "probe/probe.h"
 #include "render/render.h"
 #include "store/dossier_dir.h"
 #include "util/redact.h"
+#include "view/build_view.h"
 
 extern char** environ;
 
@@ -62,14 +63,9 @@ int RunCollect(const std::vector<std::string>& args) {
     for (const auto& l : log) std::fprintf(stderr, "  %s\n", l.c_str());
 
   if (!format.empty()) {
-    View view;
-    view.generated_at = NowIso8601();
-    MachineView mv;
-    mv.machine = std::move(m);
-    mv.record = {"", "collect", view.generated_at, std::string("dossier ") + DOSSIER_VERSION};
-    view.machines.push_back(std::move(mv));
-    Analyze(&view);
-    std::string text = FindRenderer(format)->render(view);
+    // The same path as a dossier on disk: the record it would have been -> view -> analysis.
+    View view = OneShotView(m);
+    std::string text = FindRenderer(format)->render(view, Analyze(view));
     std::fwrite(text.data(), 1, text.size(), stdout);
     return kExitOk;
   }

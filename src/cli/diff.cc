@@ -7,8 +7,8 @@
 #include "model/json_io.h"
 #include "render/json_visit.h"
 #include "render/markdown.h"
-#include "store/history.h"
-#include "store/load_view.h"
+#include "view/build_view.h"
+#include "view/history.h"
 
 namespace dossier::cli {
 namespace {

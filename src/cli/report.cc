@@ -1,9 +1,10 @@
 // dossier report: render the dossier (the latest record of every machine).
 #include <cstdio>
 
+#include "analyze/analysis.h"
 #include "cli/parse.h"
 #include "render/render.h"
-#include "store/load_view.h"
+#include "view/build_view.h"
 
 namespace dossier::cli {
 
@@ -22,7 +23,7 @@ int RunReport(const std::vector<std::string>& args) {
     return kExitUsage;
   }
   for (const auto& w : view->warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
-  std::string text = FindRenderer(format)->render(*view);
+  std::string text = FindRenderer(format)->render(*view, Analyze(*view));
   std::fwrite(text.data(), 1, text.size(), stdout);
   return kExitOk;
 }
