@@ -217,7 +217,9 @@ void CheckRuns(Api api, TtftFrom ttft_from, const std::string& base_url) {
       double e2e = static_cast<double>(q.end_ns - q.start_ns) / 1e6;
       // The server's prompt time lies inside the client's TTFT (first-content; first-chunk on
       // chat starts at the role chunk, which llama.cpp sends before the prompt is processed).
-      if (ttft_from == TtftFrom::kFirstContent) EXPECT_GE(ttft + 0.5, q.server_prompt_ms);
+      if (ttft_from == TtftFrom::kFirstContent) {
+        EXPECT_GE(ttft + 0.5, q.server_prompt_ms);
+      }
       EXPECT_GE(e2e + 0.5, q.server_prompt_ms + q.server_predicted_ms);
       // TPOT: the client's (E2E - TTFT) / (n - 1) against the server's generation time per token
       // after the first.

@@ -59,9 +59,10 @@ struct P2pMeasurement {
   }
 };
 
-// Mean, median, p90, p99, max of one latency metric, in milliseconds.
+// Mean, median, standard deviation (population, as numpy's np.std), p90, p95, p99, max of one
+// latency metric, in milliseconds.
 struct LatencyStats {
-  Fact<double> mean, median, std, p90, p95, p99, max;  // std: population (numpy's np.std)
+  Fact<double> mean, median, stddev, p90, p95, p99, max;
   // The percentiles asked for on the command line (--metric-percentiles), for the printed block
   // and --save-result; not part of the record, which keeps the fixed set above.
   std::vector<std::pair<double, double>> selected;
@@ -69,7 +70,7 @@ struct LatencyStats {
   void visit(V& v) {
     v("mean", mean);
     v("median", median);
-    v("std", std);
+    v("std", stddev);
     v("p90", p90);
     v("p95", p95);
     v("p99", p99);

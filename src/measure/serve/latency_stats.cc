@@ -21,7 +21,7 @@ LatencyStats StatsOf(std::vector<double> values, const char* why_none,
                      const std::vector<double>& percentiles) {
   LatencyStats s;
   if (values.empty()) {
-    for (Fact<double>* f : {&s.mean, &s.median, &s.std, &s.p90, &s.p95, &s.p99, &s.max}) {
+    for (Fact<double>* f : {&s.mean, &s.median, &s.stddev, &s.p90, &s.p95, &s.p99, &s.max}) {
       f->Unknown(why_none);
     }
     return s;
@@ -33,7 +33,7 @@ LatencyStats StatsOf(std::vector<double> values, const char* why_none,
   for (double v : values) sq += (v - mean) * (v - mean);
   s.mean.Set(mean, "");
   s.median.Set(Percentile(values, 50), "");
-  s.std.Set(std::sqrt(sq / static_cast<double>(values.size())), "");  // ddof 0, as np.std
+  s.stddev.Set(std::sqrt(sq / static_cast<double>(values.size())), "");  // ddof 0, as np.std
   s.p90.Set(Percentile(values, 90), "");
   s.p95.Set(Percentile(values, 95), "");
   for (double p : percentiles) s.selected.emplace_back(p, Percentile(values, p));

@@ -40,7 +40,7 @@ void Stats(std::string* out, std::string_view title, std::string_view name, cons
   Rule(out, title, '-');
   Line(out, fmt::format("Mean {} (ms):", name), s.mean);
   Line(out, fmt::format("Median {} (ms):", name), s.median);
-  Line(out, fmt::format("Std {} (ms):", name), s.std);
+  Line(out, fmt::format("Std {} (ms):", name), s.stddev);
   if (!s.mean.known()) {
     *out += "  (" + s.mean.unknown + ")\n";
     return;

@@ -190,7 +190,7 @@ TEST(RandomLengths, VllmAndSglangRanges) {
 
 TEST(LatencyStats, StdIsNumpysAndPercentilesAsAsked) {
   LatencyStats s = StatsOf({1, 2, 3, 4}, "none", {25, 99.9});
-  EXPECT_NEAR(*s.std, std::sqrt(1.25), 1e-12);  // np.std: ddof 0
+  EXPECT_NEAR(*s.stddev, std::sqrt(1.25), 1e-12);  // np.std: ddof 0
   ASSERT_EQ(s.selected.size(), 2u);
   EXPECT_NEAR(s.selected[0].second, 1.75, 1e-12);
   EXPECT_NEAR(*s.p95, 3.85, 1e-12);

@@ -24,7 +24,7 @@ json Value(const Fact<double>& f) {
 void AddMetric(json* out, const std::string& name, const LatencyStats& s) {
   (*out)["mean_" + name + "_ms"] = Value(s.mean);
   (*out)["median_" + name + "_ms"] = Value(s.median);
-  (*out)["std_" + name + "_ms"] = Value(s.std);
+  (*out)["std_" + name + "_ms"] = Value(s.stddev);
   for (const auto& [p, v] : s.selected) (*out)[PercentileKey(p) + "_" + name + "_ms"] = v;
 }
 
