@@ -197,10 +197,9 @@ void BM_ServeClientPython(benchmark::State& state) {
   cfg.output_len = static_cast<int64_t>(1800 / itl_ms);
   cfg.lifetime_s = 300;
   RaiseFileLimit(4 * streams + 256);
-  const std::string out_path =
-      (std::filesystem::temp_directory_path() / ("dossier-pybench-" + std::to_string(::getpid()) +
-                                                 ".json"))
-          .string();
+  const std::string out_path = (std::filesystem::temp_directory_path() /
+                                ("dossier-pybench-" + std::to_string(::getpid()) + ".json"))
+                                   .string();
   for (auto _ : state) {
     testing::StandinServer server(cfg);
     if (auto s = server.Start(); !s) {
@@ -239,14 +238,15 @@ void BM_ServeClientPython(benchmark::State& state) {
       if (it == by_id.end() || it->second->token_sent_ns.size() != t.size() || t.empty()) continue;
       const testing::ServedRequest& s = *it->second;
       int64_t start = r["start_ns"].get<int64_t>();
-      ttft_err.push_back(
-          static_cast<double>((t[0] - start) - (s.token_sent_ns[0] - s.arrived_ns)) / 1e6);
+      ttft_err.push_back(static_cast<double>((t[0] - start) - (s.token_sent_ns[0] - s.arrived_ns)) /
+                         1e6);
       for (size_t i = 0; i < t.size(); ++i) {
         delivery.push_back(static_cast<double>(t[i] - s.token_sent_ns[i]) / 1e6);
         if (i > 0) {
-          itl_err.push_back(std::abs(static_cast<double>((t[i] - t[i - 1]) -
-                                                         (s.token_sent_ns[i] - s.token_sent_ns[i - 1])) /
-                                     1e6));
+          itl_err.push_back(
+              std::abs(static_cast<double>((t[i] - t[i - 1]) -
+                                           (s.token_sent_ns[i] - s.token_sent_ns[i - 1])) /
+                       1e6));
         }
       }
     }

@@ -211,8 +211,9 @@ TEST_P(ServeBenchStandin, ClosedLoopSweepOnCompletions) {
       EXPECT_TRUE(r.failures.empty());
       EXPECT_EQ(r.output_tokens, 10 * n);
       EXPECT_EQ(r.output_tokens_from, "usage");
-      EXPECT_EQ(r.input_tokens, 20 * n);  // the server counted the 20 words of each prompt
-      EXPECT_EQ(r.input_tokens_from, "usage");
+      EXPECT_EQ(r.input_tokens, 20 * n);  // the dataset's 20 words of each prompt
+      EXPECT_EQ(r.input_tokens_from, "dataset");
+      EXPECT_EQ(*r.input_tokens_server, 20 * n);  // and the server counted the same
       why += TimingMismatch(r, server, i);
       EXPECT_NEAR(r.output_tokens_per_s, 10.0 * static_cast<double>(n) / r.duration_s, 1e-6);
     }
