@@ -299,6 +299,7 @@ Result<serve::BenchOptions> Check(const Flags& f, const CLI::App& app) {
   }
   o.num_warmups = f.num_warmups;
   o.tokenize = !f.no_tokenize;
+  o.percentiles.clear();  // the flag's list replaces the default
   for (std::string_view w : SplitAny(f.metric_percentiles, ", ")) {
     auto p = ParseDouble(w);
     if (!p || !(*p > 0) || !(*p < 100)) {
