@@ -16,7 +16,8 @@ constexpr int kStartBatch = 16;
 // sends the body from our buffer).
 class Tracker : public StreamClient::Sink {
  public:
-  Tracker(double timeout_s, TtftFrom ttft_from) : timeout_s_(timeout_s), ttft_from_(ttft_from) {}
+  Tracker(double timeout_s, TtftFrom ttft_from, const EchoRedactor* echo)
+      : timeout_s_(timeout_s), ttft_from_(ttft_from), echo_(echo) {}
 
   struct Slot {
     RequestTrace trace;
@@ -41,6 +42,9 @@ class Tracker : public StreamClient::Sink {
   }
   void OnEnd(int64_t id, void* user, int64_t now_ns, long status, const TransferEnd& end) override {
     RequestResult r = static_cast<Slot*>(user)->trace.Finish(now_ns, status, end);
+    // The one place every failure text passes (HTTP error bodies, error events, transfer
+    // errors): what the server wrote is redacted before anything keeps or prints it.
+    if (echo_ && !r.failure.empty()) r.failure = echo_->Redact(r.failure);
     slots_.erase(id);
     if (r.ok) {
       ++completed_;
@@ -61,6 +65,7 @@ class Tracker : public StreamClient::Sink {
   std::unordered_map<int64_t, std::unique_ptr<Slot>> slots_;
   double timeout_s_;
   TtftFrom ttft_from_;
+  const EchoRedactor* echo_;
 };
 
 }  // namespace
@@ -101,7 +106,7 @@ class LoadRun {
         n_(std::max<int64_t>(spec.num_prompts, 0)),
         open_loop_(spec.request_rate > 0),
         cap_(spec.concurrency > 0 ? spec.concurrency : INT64_MAX),
-        tracker_(spec.client.timeout_s, spec.ttft_from) {}
+        tracker_(spec.client.timeout_s, spec.ttft_from, spec.echo) {}
 
   Status Init() {
     if (open_loop_) offsets_ = ArrivalOffsets(n_, spec_.request_rate, spec_.burstiness, spec_.seed);

@@ -17,6 +17,7 @@
 
 #include "measure/serve/request_trace.h"
 #include "measure/serve/stream_client.h"
+#include "util/redact.h"
 #include "util/result.h"
 
 namespace dossier::serve {
@@ -32,6 +33,9 @@ struct LoadSpec {
   double burstiness = 1;    // gamma shape of the gaps: 1 Poisson, < 1 burstier, > 1 steadier
   TtftFrom ttft_from = TtftFrom::kFirstContent;
   int64_t max_consecutive_failures = 0;  // > 0: stop sending after that many failures in a row
+  // What the server sends back (error bodies, error events) passes through this before it is
+  // kept in a result: a server or proxy that echoes the request must not make us store the key.
+  const EchoRedactor* echo = nullptr;
 };
 
 // One request to send: its JSON body and the dataset's idea of its prompt length.
