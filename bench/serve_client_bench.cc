@@ -28,6 +28,11 @@
 // (a Release build; RT throttling still leaves 5% to everything else).
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <map>
@@ -167,6 +172,121 @@ BENCHMARK(BM_ServeClient)
     ->Args({1024, 0, 9, 0})   // the same in bursts of 1,024 tokens at one instant
     ->Args({1024, 1, 20, 1})  // libcurl's multi interface (https, proxies) for comparison
     ->Args({1024, 1, 9, 1})
+    ->Iterations(1)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+
+// The comparison row: the same load (spread phases, 20 ms between tokens, ~1.8 s per request, two
+// rounds) through bench/vllm_style_client.py, a Python client doing what vLLM's bench serve
+// request function does (aiohttp, one shared session, json.loads per event). Its arrival times are
+// perf_counter_ns (CLOCK_MONOTONIC), the stand-in's clock, so the same errors are computed; its
+// CPU is the Python process's own, from after its imports. Needs /usr/bin/python3 with Debian's
+// python3-aiohttp. Compare with the native rows of the same streams and itl_ms.
+void BM_ServeClientPython(benchmark::State& state) {
+  const int64_t streams = state.range(0);
+  const double itl_ms = static_cast<double>(state.range(1));
+  const int64_t rounds = 2;
+  if (::access("/usr/bin/python3", X_OK) != 0) {
+    state.SkipWithError("/usr/bin/python3 (with python3-aiohttp) is not installed");
+    return;
+  }
+  testing::StandinConfig cfg;
+  cfg.ttft_ms = 20;
+  cfg.ttft_jitter_ms = itl_ms;
+  cfg.itl_ms = itl_ms;
+  cfg.output_len = static_cast<int64_t>(1800 / itl_ms);
+  cfg.lifetime_s = 300;
+  RaiseFileLimit(4 * streams + 256);
+  const std::string out_path = (std::filesystem::temp_directory_path() /
+                                ("dossier-pybench-" + std::to_string(::getpid()) + ".json"))
+                                   .string();
+  for (auto _ : state) {
+    testing::StandinServer server(cfg);
+    if (auto s = server.Start(); !s) {
+      state.SkipWithError(s.error().message.c_str());
+      return;
+    }
+    std::string cmd = "/usr/bin/python3 " + std::string(DOSSIER_SOURCE_DIR) +
+                      "/bench/vllm_style_client.py " + server.base_url() + "/v1/completions " +
+                      std::to_string(streams) + " " + std::to_string(streams * rounds) + " " +
+                      std::to_string(cfg.output_len) + " " + out_path;
+    if (std::system(cmd.c_str()) != 0) {
+      state.SkipWithError("the Python client failed (is python3-aiohttp installed?)");
+      return;
+    }
+    auto served = server.Served();
+    server.Stop();
+    std::ifstream in(out_path);
+    nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+    std::filesystem::remove(out_path);
+    if (!j.is_object()) {
+      state.SkipWithError("the Python client wrote no result");
+      return;
+    }
+    std::map<std::string, const testing::ServedRequest*> by_id;
+    for (const auto& s : served) by_id[s.request_id] = &s;
+    std::vector<double> ttft_err, itl_err, delivery;
+    int64_t tokens = 0, failed = 0;
+    for (const auto& r : j["requests"]) {
+      std::vector<int64_t> t = r["arrival_ns"].get<std::vector<int64_t>>();
+      if (!r["ok"].get<bool>()) {
+        ++failed;
+        continue;
+      }
+      tokens += static_cast<int64_t>(t.size());
+      auto it = by_id.find(r["id"].get<std::string>());
+      if (it == by_id.end() || it->second->token_sent_ns.size() != t.size() || t.empty()) continue;
+      const testing::ServedRequest& s = *it->second;
+      int64_t start = r["start_ns"].get<int64_t>();
+      ttft_err.push_back(static_cast<double>((t[0] - start) - (s.token_sent_ns[0] - s.arrived_ns)) /
+                         1e6);
+      for (size_t i = 0; i < t.size(); ++i) {
+        delivery.push_back(static_cast<double>(t[i] - s.token_sent_ns[i]) / 1e6);
+        if (i > 0) {
+          itl_err.push_back(
+              std::abs(static_cast<double>((t[i] - t[i - 1]) -
+                                           (s.token_sent_ns[i] - s.token_sent_ns[i - 1])) /
+                       1e6));
+        }
+      }
+    }
+    double duration =
+        static_cast<double>(j["end_ns"].get<int64_t>() - j["start_ns"].get<int64_t>()) / 1e9;
+    double cpu = j["cpu_s"].get<double>();
+    state.SetIterationTime(duration);
+    state.counters["streams"] = static_cast<double>(streams);
+    state.counters["failed"] = static_cast<double>(failed);
+    state.counters["tokens"] = static_cast<double>(tokens);
+    state.counters["tokens_per_s"] = static_cast<double>(tokens) / duration;
+    state.counters["ttft_err_med_ms"] = Quantile(ttft_err, 0.5);
+    state.counters["ttft_err_p99_ms"] = Quantile(ttft_err, 0.99);
+    state.counters["itl_err_med_ms"] = Quantile(itl_err, 0.5);
+    state.counters["itl_err_p99_ms"] = Quantile(itl_err, 0.99);
+    state.counters["delivery_med_ms"] = Quantile(delivery, 0.5);
+    state.counters["delivery_p99_ms"] = Quantile(delivery, 0.99);
+    state.counters["client_cpu_s"] = cpu;
+    state.counters["client_cpu_ms_per_1k"] =
+        tokens > 0 ? cpu * 1e3 / static_cast<double>(tokens) * 1e3 : -1;
+  }
+}
+
+// The side-by-side rows: dossier's native client and the vLLM-style Python client, at 256, 1,024
+// and 2,048 streams, 20 ms between tokens.
+BENCHMARK(BM_ServeClient)
+    ->Name("ServeClientSideBySide/dossier")
+    ->ArgNames({"streams", "spread", "itl_ms", "curl"})
+    ->Args({256, 1, 20, 0})
+    ->Args({1024, 1, 20, 0})
+    ->Args({2048, 1, 20, 0})
+    ->Iterations(1)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ServeClientPython)
+    ->Name("ServeClientSideBySide/python_aiohttp")
+    ->ArgNames({"streams", "itl_ms"})
+    ->Args({256, 20})
+    ->Args({1024, 20})
+    ->Args({2048, 20})
     ->Iterations(1)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);

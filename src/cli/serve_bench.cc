@@ -7,15 +7,19 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <ctime>
 #include <nlohmann/json.hpp>
 
 #include "cli/parse.h"
 #include "measure/serve/local_server.h"
 #include "measure/serve/result_block.h"
 #include "measure/serve/serve_bench.h"
+#include "measure/serve/vllm_result.h"
 #include "model/json_io.h"
 #include "store/dossier_dir.h"
 #include "util/redact.h"
@@ -117,6 +121,13 @@ struct Flags {
   double duration = 0, timeout = 600, deadline = 3600;
   uint64_t seed = 0;
   bool no_store = false, quiet = false;
+  std::string ttft_from = "first-content", range_style = "vllm";
+  double range_ratio = 0, burstiness = 1;
+  int64_t prefix_len = 0, num_warmups = 0;
+  std::string percentile_metrics = "ttft,tpot,itl,e2el", metric_percentiles = "90,95,99";
+  std::vector<std::string> goodput;
+  std::string save_result;
+  bool save_detailed = false, no_tokenize = false;
 };
 
 void Declare(CLI::App& app, Flags* f) {
@@ -158,12 +169,55 @@ void Declare(CLI::App& app, Flags* f) {
       ->capture_default_str();
   app.add_option("--slo", f->slo, "goodput objectives, e.g. ttft_ms=500,tpot_ms=50,e2e_ms=…")
       ->check(NonEmpty());
-  app.add_option("--timeout", f->timeout, "per request, in seconds (0.001 to 86400)")
+  app.add_option("--timeout,--request-timeout", f->timeout,
+                 "per request, in seconds (0.001 to 86400): a request still streaming then fails")
       ->capture_default_str();
   app.add_option("--deadline", f->deadline,
                  "for the whole benchmark, in seconds: no request starts after it, and what was "
                  "measured by then is kept, marked interrupted")
       ->capture_default_str();
+  app.add_option("--goodput", f->goodput,
+                 "goodput objectives as vLLM spells them: ttft:MS tpot:MS e2el:MS (a request "
+                 "counts when it meets all; TPOT of a one-token answer is 0)");
+  app.add_option("--ttft-from", f->ttft_from,
+                 "where TTFT starts and which events are chunks: first-content (SGLang: the "
+                 "first event with generated text) or first-chunk (vLLM: the first event with a "
+                 "non-empty choices array, a chat stream's role-only chunk included; empty "
+                 "chunks add ITL gaps)")
+      ->check(CLI::IsMember({"first-content", "first-chunk"}))
+      ->capture_default_str();
+  app.add_option("--random-range-ratio", f->range_ratio,
+                 "random dataset: vary input and output lengths (see --random-range-style)")
+      ->capture_default_str();
+  app.add_option("--random-range-style", f->range_style,
+                 "vllm: lengths uniform in [L(1-R), L(1+R)], R < 1; sglang: uniform in "
+                 "[max(L R, 1), L] (SGLang's default R 0 gives [1, L], about half the tokens)")
+      ->check(CLI::IsMember({"vllm", "sglang"}))
+      ->capture_default_str();
+  app.add_option("--random-prefix-len", f->prefix_len,
+                 "random dataset: words shared by every prompt, before the random part (vLLM)")
+      ->capture_default_str();
+  app.add_option("--burstiness", f->burstiness,
+                 "open loop: gamma shape of the arrival gaps (1 Poisson, < 1 burstier, > 1 "
+                 "steadier); the last arrival is rescaled to N/rate as vLLM does")
+      ->capture_default_str();
+  app.add_option("--num-warmups", f->num_warmups,
+                 "requests sent before the runs and not counted (SGLang sends 1, vLLM 0)")
+      ->capture_default_str();
+  app.add_option("--percentile-metrics", f->percentile_metrics,
+                 "latency sections to print, from ttft,tpot,itl,e2el (vLLM's default: "
+                 "ttft,tpot,itl)")
+      ->capture_default_str();
+  app.add_option("--metric-percentiles", f->metric_percentiles,
+                 "percentiles printed and saved per metric (vLLM's default: 99)")
+      ->capture_default_str();
+  app.add_option("--save-result", f->save_result,
+                 "also write vLLM's flat result JSON to FILE (one object per run, one per line)");
+  app.add_flag("--save-detailed", f->save_detailed,
+               "with --save-result: vLLM's per-request arrays (input_lens, output_lens, ttfts, "
+               "itls, latencies, start_times, errors)");
+  app.add_flag("--no-tokenize", f->no_tokenize,
+               "do not ask the server's /tokenize to count output the server sent no usage for");
   app.add_option("--max-failures", f->max_failures,
                  "stop sending after this many failures in a row (default max(100, 2 x "
                  "concurrency); 0: never)");
@@ -237,11 +291,53 @@ Result<serve::BenchOptions> Check(const Flags& f, const CLI::App& app) {
                             "; use --http-client curl (or auto)");
     }
   }
-  if (!f.slo.empty()) {
-    auto slo = serve::ParseSlo(f.slo);
+  if (!f.slo.empty() && !f.goodput.empty()) {
+    return Error::Invalid("give --goodput or --slo, not both");
+  }
+  std::string slo_text = f.slo;
+  for (const std::string& g : f.goodput) slo_text += (slo_text.empty() ? "" : " ") + g;
+  if (!slo_text.empty()) {
+    auto slo = serve::ParseSlo(slo_text);
     if (!slo) return slo.error();
     o.slo = *slo;
-    o.slo_text = f.slo;
+    o.slo_text = slo_text;
+  }
+  o.ttft_from =
+      f.ttft_from == "first-chunk" ? serve::TtftFrom::kFirstChunk : serve::TtftFrom::kFirstContent;
+  o.range_style = f.range_style == "sglang" ? serve::RangeStyle::kSglang : serve::RangeStyle::kVllm;
+  if (!(f.range_ratio >= 0) || f.range_ratio > 1 ||
+      (o.range_style == serve::RangeStyle::kVllm && f.range_ratio >= 1)) {
+    return Error::Invalid("--random-range-ratio: from 0 to below 1 (vllm style) or to 1 (sglang)");
+  }
+  o.range_ratio = f.range_ratio;
+  if (f.prefix_len < 0 || f.prefix_len > 1000000) {
+    return Error::Invalid("--random-prefix-len: 0 to 1000000");
+  }
+  o.prefix_len = f.prefix_len;
+  if (!(f.burstiness > 0)) return Error::Invalid("--burstiness must be > 0 (1: Poisson)");
+  o.burstiness = f.burstiness;
+  if (f.num_warmups < 0 || f.num_warmups > 100000) {
+    return Error::Invalid("--num-warmups: 0 to 100000");
+  }
+  o.num_warmups = f.num_warmups;
+  o.tokenize = !f.no_tokenize;
+  o.percentiles.clear();  // the flag's list replaces the default
+  for (std::string_view w : SplitAny(f.metric_percentiles, ", ")) {
+    auto p = ParseDouble(w);
+    if (!p || !(*p > 0) || !(*p < 100)) {
+      return Error::Invalid("--metric-percentiles: '" + Printable(w) +
+                            "' is not a percentile above 0 and below 100");
+    }
+    o.percentiles.push_back(*p);
+  }
+  for (std::string_view w : SplitAny(f.percentile_metrics, ", ")) {
+    if (w != "ttft" && w != "tpot" && w != "itl" && w != "e2el") {
+      return Error::Invalid("--percentile-metrics: unknown metric '" + Printable(w) +
+                            "' (known: ttft, tpot, itl, e2el)");
+    }
+  }
+  if (f.save_detailed && f.save_result.empty()) {
+    return Error::Invalid("--save-detailed goes with --save-result FILE");
   }
   return o;
 }
@@ -280,8 +376,13 @@ bool Store(const Flags& f, const nlohmann::json& doc) {
 int RunServeBench(const std::vector<std::string>& args) {
   CLI::App app(
       "Measure an OpenAI-compatible serving endpoint (SGLang, vLLM, TensorRT-LLM, TGI, llama.cpp) "
-      "from one stream to a thousand: TTFT, ITL, TPOT, E2E latency and throughput, with the "
-      "definitions of vLLM's bench serve. Stores a serve-bench record in the dossier.",
+      "from one stream to a thousand: TTFT, ITL, TPOT, E2E latency and throughput, printed with "
+      "vLLM's bench serve labels. Definitions (docs/serve-bench.md): TTFT = request sent to the "
+      "first content event (--ttft-from first-chunk: vLLM's first chunk with choices); ITL = gap "
+      "between chunks, and per token where the server gives per-chunk counts; TPOT = (E2E - "
+      "TTFT) / (output tokens - 1), output tokens counted from per-chunk usage, the final usage, "
+      "the server's /tokenize, else reported as chunks (not tokens) with no TPOT; E2E = request "
+      "sent to the end of the stream. Stores a serve-bench record in the dossier.",
       "dossier serve-bench");
   Flags f;
   Declare(app, &f);
@@ -292,10 +393,29 @@ int RunServeBench(const std::vector<std::string>& args) {
     return kExitUsage;
   }
 
+  // The result file is opened before the run: a path that cannot be written is bad input, found
+  // before the server is bothered.
+  std::FILE* result_file = nullptr;
+  if (!f.save_result.empty()) {
+    result_file = std::fopen(f.save_result.c_str(), "w");
+    if (!result_file) {
+      std::fprintf(stderr, "dossier serve-bench: --save-result %s: %s\n", f.save_result.c_str(),
+                   std::strerror(errno));
+      return kExitUsage;
+    }
+  }
+
   g_interrupted.store(false);
   SigintScope sigint;
   serve::BenchHooks hooks;
   hooks.stop = &g_interrupted;
+  std::vector<serve::LoadOutcome> outcomes;  // for --save-detailed
+  if (f.save_detailed) {
+    hooks.on_outcome = [&outcomes](size_t run, const serve::LoadOutcome& outcome) {
+      if (outcomes.size() <= run) outcomes.resize(run + 1);
+      outcomes[run] = outcome;
+    };
+  }
   if (!f.quiet) {
     hooks.progress = PrintProgress;
     hooks.log = [](const std::string& s) {
@@ -306,6 +426,10 @@ int RunServeBench(const std::vector<std::string>& args) {
   }
   auto result = serve::RunServeBench(*o, hooks);
   if (!f.quiet && ::isatty(2)) std::fprintf(stderr, "\r\033[K");
+  if (!result && result_file) {
+    std::fclose(result_file);
+    std::remove(f.save_result.c_str());  // no half-written file
+  }
   if (!result) {
     std::fprintf(stderr, "dossier serve-bench: %s\n", result.error().message.c_str());
     // Options or a dataset that cannot be used are bad input; a server that does not answer is a
@@ -320,12 +444,42 @@ int RunServeBench(const std::vector<std::string>& args) {
   if (f.format == "json") {
     std::printf("%s\n", DumpJson(doc, 2).c_str());
   } else {
-    std::string text = serve::RenderResultBlocks(m);
+    serve::BlockOptions block;
+    block.metrics.clear();
+    for (std::string_view w : SplitAny(f.percentile_metrics, ", ")) block.metrics.emplace_back(w);
+    std::string text = serve::RenderResultBlocks(m, block);
     std::fwrite(text.data(), 1, text.size(), stdout);
   }
   std::fflush(stdout);
 
   int rc = kExitOk;
+  if (result_file) {
+    char date[32] = {};
+    std::time_t now = std::time(nullptr);
+    std::tm local{};
+    localtime_r(&now, &local);
+    std::strftime(date, sizeof date, "%Y%m%d-%H%M%S", &local);
+    for (size_t i = 0; i < m.runs.size(); ++i) {
+      const ServeRun& r = m.runs[i];
+      serve::VllmResultContext ctx;
+      ctx.date = date;
+      ctx.num_prompts = o->num_prompts.value_or(serve::DefaultNumPrompts(
+          r.concurrency.known() ? *r.concurrency : o->max_concurrency,
+          r.request_rate.known() ? *r.request_rate : (o->request_rates.empty() ? 0 : INFINITY)));
+      ctx.burstiness = o->burstiness;
+      ctx.goodput_given = o->slo.any();
+      const serve::LoadOutcome* detail = i < outcomes.size() ? &outcomes[i] : nullptr;
+      std::string line = serve::VllmResultJson(m, r, ctx, detail).dump() + "\n";
+      std::fwrite(line.data(), 1, line.size(), result_file);
+    }
+    if (std::fclose(result_file) != 0) {
+      std::fprintf(stderr, "dossier serve-bench: cannot write %s: %s\n", f.save_result.c_str(),
+                   std::strerror(errno));
+      rc = kExitFailure;
+    } else if (!f.quiet) {
+      std::fprintf(stderr, "wrote %s (vLLM's result format)\n", f.save_result.c_str());
+    }
+  }
   if (!f.no_store && !Store(f, doc)) rc = kExitFailure;
   for (const ServeRun& r : m.runs) {
     if (r.completed == 0) rc = kExitFailure;  // a run with nothing measured

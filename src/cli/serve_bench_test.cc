@@ -145,7 +145,7 @@ TEST(ServeBenchCli, TextBlockWithTheKeyOnTheCommandLine) {
                            "--output-len", "4", "--dossier", dossier});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("============ Serving Benchmark Result ============"), std::string::npos);
-  EXPECT_NE(r.out.find("Traffic request rate:                    200"), std::string::npos);
+  EXPECT_NE(r.out.find("Request rate configured (RPS):           200.00"), std::string::npos);
   EXPECT_NE(r.out.find("Successful requests:                     6"), std::string::npos);
   EXPECT_NE(r.out.find("/v1/chat/completions"), std::string::npos);
   EXPECT_EQ(r.out.find(kKey), std::string::npos);

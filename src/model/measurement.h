@@ -59,14 +59,20 @@ struct P2pMeasurement {
   }
 };
 
-// Mean, median, p90, p99, max of one latency metric, in milliseconds.
+// Mean, median, standard deviation (population, as numpy's np.std), p90, p95, p99, max of one
+// latency metric, in milliseconds.
 struct LatencyStats {
-  Fact<double> mean, median, p90, p99, max;
+  Fact<double> mean, median, stddev, p90, p95, p99, max;
+  // The percentiles asked for on the command line (--metric-percentiles), for the printed block
+  // and --save-result; not part of the record, which keeps the fixed set above.
+  std::vector<std::pair<double, double>> selected;
   template <class V>
   void visit(V& v) {
     v("mean", mean);
     v("median", median);
+    v("std", stddev);
     v("p90", p90);
+    v("p95", p95);
     v("p99", p99);
     v("max", max);
   }
@@ -86,12 +92,30 @@ struct ServeRun {
   int64_t cancelled = 0;      // in flight when the run ended (Ctrl-C, time bound): neither count
   std::string stopped_early;  // why fewer requests were sent than planned, if so
   double duration_s = 0;
+  // input_tokens: the dataset's count of the prompts, without a chat template (as SGLang counts;
+  // the throughputs use it). input_tokens_server: the sum of the server's usage.prompt_tokens
+  // (template included), when every completed request reported it.
   int64_t input_tokens = 0, output_tokens = 0;
-  std::string input_tokens_from;   // "usage" (the server's count), "dataset" (estimate), "mixed"
-  std::string output_tokens_from;  // "usage" or "chunks" (one token per content chunk), "mixed"
+  Fact<int64_t> input_tokens_server;
+  std::string input_tokens_from;  // "dataset"
+  // How output tokens were counted: "usage-per-chunk" (running count in every chunk), "usage"
+  // (the final usage), "tokenizer" (the server's /tokenize on the generated text), "chunks" (one
+  // per chunk: not tokens), or "mixed"; output_counted_by has the request count of each.
+  std::string output_tokens_from;
+  std::map<std::string, int64_t> output_counted_by;
+  std::string ttft_from;  // "first-content" or "first-chunk"
   double request_throughput = 0, input_tokens_per_s = 0, output_tokens_per_s = 0,
          total_tokens_per_s = 0;
+  // vLLM's peaks: the most output tokens in one 1-second bucket from the first request's start,
+  // and the most requests in flight at one instant (completed requests only).
+  double peak_output_tokens_per_s = 0;
+  int64_t peak_concurrent_requests = 0;
+  Fact<double> mean_concurrency;  // SGLang's "Concurrency": sum of E2E latencies / duration
   LatencyStats ttft_ms, itl_ms, tpot_ms, e2e_ms;
+  // ITL per token (SGLang's way for multi-token chunks): each chunk's gap divided by its token
+  // count, once per token; known where the server gave per-chunk counts (or every chunk was one
+  // token by the final count).
+  LatencyStats itl_per_token_ms;
   Fact<double> goodput;  // requests/s meeting the SLOs, when SLOs were given
   template <class V>
   void visit(V& v) {
@@ -106,14 +130,21 @@ struct ServeRun {
     v("duration_s", duration_s);
     v("input_tokens", input_tokens);
     v("output_tokens", output_tokens);
+    v("input_tokens_server", input_tokens_server);
     v("input_tokens_from", input_tokens_from);
     v("output_tokens_from", output_tokens_from);
+    v("output_counted_by", output_counted_by);
+    v("ttft_from", ttft_from);
     v("request_throughput", request_throughput);
     v("input_tokens_per_s", input_tokens_per_s);
     v("output_tokens_per_s", output_tokens_per_s);
     v("total_tokens_per_s", total_tokens_per_s);
+    v("peak_output_tokens_per_s", peak_output_tokens_per_s);
+    v("peak_concurrent_requests", peak_concurrent_requests);
+    v("mean_concurrency", mean_concurrency);
     v("ttft_ms", ttft_ms);
     v("itl_ms", itl_ms);
+    v("itl_per_token_ms", itl_per_token_ms);
     v("tpot_ms", tpot_ms);
     v("e2e_ms", e2e_ms);
     v("goodput", goodput);

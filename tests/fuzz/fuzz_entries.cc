@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "analyze/analysis.h"
+#include "measure/serve/openai_protocol.h"
 #include "measure/serve/request_trace.h"
 #include "model/json_io.h"
 #include "probe/dmi_processor.h"
@@ -129,6 +130,11 @@ void RedactPlanted(const uint8_t* d, size_t n) {
   if (env.find(secret) != std::string::npos) __builtin_trap();
 }
 
+// A tokenizer endpoint's answer (vLLM, SGLang, llama.cpp, TGI) as serve-bench counts it.
+void Tokenize(const uint8_t* d, size_t n) {
+  (void)serve::ParseTokenizeCount(View(d, n));
+}
+
 }  // namespace
 
 const std::vector<FuzzEntry>& FuzzEntries() {
@@ -143,6 +149,7 @@ const std::vector<FuzzEntry>& FuzzEntries() {
       {"notes", NotesFile},
       {"record_report", RecordReport},
       {"redact_planted", RedactPlanted},
+      {"tokenize", Tokenize},
       // clang-format on
   };
   return kEntries;

@@ -74,8 +74,8 @@ struct Conn {
   bool dead = false;  // closed; freed at the end of the loop iteration
   bool recorded = true;
   ServedRequest rec;
-  bool chat = false, include_usage = false;
-  int64_t total = 0, next_token = 0, due_ns = 0;
+  bool chat = false, include_usage = false, continuous_usage = false;
+  int64_t total = 0, next_token = 0, due_ns = 0, sent_tokens = 0;
   std::string token_event;  // "data: {…}\n\n" of an ordinary token, built once per stream
 };
 
@@ -259,6 +259,24 @@ class StandinServer::Loop {
       SendSimple(c, 200, "OK", models.dump(), close);
       return;
     }
+    if (method == "POST" && path == "/tokenize" && cfg_.tokenize_endpoint) {
+      // As llama.cpp answers: {"tokens": [ids]}; a token per word of "content" (or "prompt").
+      json j = json::parse(body, nullptr, false);
+      std::string text;
+      if (j.is_object() && j.contains("content") && j["content"].is_string()) {
+        text = j["content"].get<std::string>();
+      } else if (j.is_object() && j.contains("prompt") && j["prompt"].is_string()) {
+        text = j["prompt"].get<std::string>();
+      } else {
+        SendSimple(c, 400, "Bad Request", R"({"error":{"message":"no content"}})", close);
+        return;
+      }
+      s_->tokenize_calls_.fetch_add(1);
+      json ids = json::array();
+      for (int64_t i = 0, n = CountWords(text); i < n; ++i) ids.push_back(1000 + i);
+      SendSimple(c, 200, "OK", json{{"tokens", ids}}.dump(), close);
+      return;
+    }
     bool chat = path == "/v1/chat/completions";
     if (method != "POST" || (!chat && path != "/v1/completions")) {
       SendSimple(c, 404, "Not Found", R"({"error":{"message":"no such route"}})", close);
@@ -303,6 +321,9 @@ class StandinServer::Loop {
     }
     c->include_usage = j.contains("stream_options") && j["stream_options"].is_object() &&
                        j["stream_options"].value("include_usage", false);
+    c->continuous_usage = cfg_.continuous_usage && j.contains("stream_options") &&
+                          j["stream_options"].is_object() &&
+                          j["stream_options"].value("continuous_usage_stats", false);
     if (rec.fault == Fault::kHttp500) {
       SendSimple(
           c, 500, "Internal Server Error",
@@ -319,13 +340,15 @@ class StandinServer::Loop {
     c->chat = chat;
     c->total = cfg_.output_len > 0 ? cfg_.output_len : std::max<int64_t>(1, max_tokens);
     c->next_token = 0;
+    c->sent_tokens = 0;
     std::string out =
         "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
         "Transfer-Encoding: chunked\r\n\r\n";
     if (chat) {  // vLLM and SGLang open a chat stream with the role and no content
-      AppendChunk(&out, "data: " + Chunk(c, "", false, true) + "\n\n");
+      AppendChunk(&out,
+                  "data: " + Chunk(c, "", false, true, c->continuous_usage ? 0 : -1) + "\n\n");
     }
-    c->token_event = "data: " + Chunk(c, " tok", false) + "\n\n";
+    c->token_event = "data: " + Chunk(c, ChunkText(cfg_.tokens_per_chunk), false) + "\n\n";
     c->rec.token_sent_ns.reserve(static_cast<size_t>(c->total));
     if (!Send(c, out)) return;
     c->due_ns = c->rec.received_ns + static_cast<int64_t>(cfg_.ttft_ms * 1e6);
@@ -337,7 +360,21 @@ class StandinServer::Loop {
     heap_.push({c->due_ns, c->fd, c->gen});
   }
 
-  std::string Chunk(const Conn* c, const char* text, bool last, bool role = false) {
+  static std::string ChunkText(int64_t tokens) {
+    std::string t;
+    for (int64_t i = 0; i < tokens; ++i) t += " tok";
+    return t;
+  }
+
+  // vLLM's continuous_usage_stats: the running counts inside a chunk.
+  std::string UsageJson(const Conn* c, int64_t completion) const {
+    return R"("usage":{"prompt_tokens":)" + std::to_string(c->rec.prompt_words) +
+           R"(,"completion_tokens":)" + std::to_string(completion) + R"(,"total_tokens":)" +
+           std::to_string(c->rec.prompt_words + completion) + "}";
+  }
+
+  std::string Chunk(const Conn* c, const std::string& text, bool last, bool role = false,
+                    int64_t usage_tokens = -1) {
     std::string s;
     s.reserve(256);
     if (c->chat) {
@@ -353,7 +390,9 @@ class StandinServer::Loop {
       s += R"("choices":[{"index":0,"text":")" + std::string(text) + R"(","logprobs":null,)";
       s += R"("finish_reason":)";
     }
-    s += last ? R"("length"}]})" : R"(null}]})";
+    s += last ? R"("length"}])" : R"(null}])";
+    if (usage_tokens >= 0) s += "," + UsageJson(c, usage_tokens);
+    s += "}";
     return s;
   }
 
@@ -388,9 +427,16 @@ class StandinServer::Loop {
       out += "0\r\n\r\n";
       return EndStream(c, out);
     }
-    bool last = i + 1 >= c->total;
+    int64_t n = std::min(std::max<int64_t>(cfg_.tokens_per_chunk, 1), c->total - c->sent_tokens);
+    c->sent_tokens += n;
+    c->rec.tokens = c->sent_tokens;
+    bool last = c->sent_tokens >= c->total;
     if (!last) {
-      AppendChunk(&out, c->token_event);
+      if (c->continuous_usage) {
+        AppendChunk(&out, "data: " + Chunk(c, ChunkText(n), false, false, c->sent_tokens) + "\n\n");
+      } else {
+        AppendChunk(&out, c->token_event);
+      }
       c->rec.token_sent_ns.push_back(NowNs());
       s_->tokens_sent_.fetch_add(1, std::memory_order_relaxed);
       if (!Send(c, out)) return;
@@ -401,7 +447,9 @@ class StandinServer::Loop {
     }
     // The last token carries the finish reason; usage (when asked for) and [DONE] follow in the
     // same write, as vLLM sends them.
-    std::string payload = "data: " + Chunk(c, " tok", true) + "\n\n";
+    std::string payload =
+        "data: " + Chunk(c, ChunkText(n), true, false, c->continuous_usage ? c->total : -1) +
+        "\n\n";
     if (c->include_usage && f != Fault::kNoUsage) {
       payload += "data: {\"id\":\"cmpl-" + c->rec.request_id +
                  "\",\"object\":\"text_completion\",\"created\":" + std::to_string(kCreated) +

@@ -43,6 +43,13 @@ struct StandinConfig {
   int64_t fault_every = 1;  // the fault hits POST number k where k % fault_every == fault_every-1
   int64_t fault_after_tokens = 3;
   std::string model = "standin-model";
+  // Tokens per content chunk (speculative decoding, llama.cpp's batching and some proxies send
+  // several): each chunk's text is that many " tok" words; the last chunk may carry fewer.
+  int64_t tokens_per_chunk = 1;
+  // Honour stream_options.continuous_usage_stats (vLLM): every chunk carries the running usage.
+  bool continuous_usage = false;
+  // Answer POST /tokenize ({"content"|"prompt"} -> {"tokens": [...]}, one token per word).
+  bool tokenize_endpoint = true;
   std::string api_key;     // when set, a POST without "Authorization: Bearer <key>" gets 401
   double lifetime_s = 30;  // the server stops by itself after this
 };
@@ -56,7 +63,8 @@ struct ServedRequest {
   Fault fault = Fault::kNone;
   int64_t arrived_ns = 0;   // its first bytes reached the server's socket (kernel time)
   int64_t received_ns = 0;  // whole request read by the server loop (TTFT counts from here)
-  std::vector<int64_t> token_sent_ns;  // just before each content token's write
+  std::vector<int64_t> token_sent_ns;  // just before each content chunk's write
+  int64_t tokens = 0;                  // tokens sent in those chunks
   int64_t prompt_words = 0;            // usage.prompt_tokens reported
   bool completed = false;              // the stream ended normally
 };
@@ -77,7 +85,8 @@ class StandinServer {
 
   // Requests whose stream has ended (or that failed on purpose), in the order they ended.
   std::vector<ServedRequest> Served() const;
-  int64_t tokens_sent() const { return tokens_sent_.load(); }
+  int64_t tokens_sent() const { return tokens_sent_.load(); }  // content chunks, all requests
+  int64_t tokenize_calls() const { return tokenize_calls_.load(); }
   int64_t connections_accepted() const { return accepted_.load(); }
 
  private:
@@ -91,7 +100,7 @@ class StandinServer {
   std::thread thread_;
   mutable std::mutex mu_;
   std::vector<ServedRequest> served_;
-  std::atomic<int64_t> tokens_sent_{0}, accepted_{0};
+  std::atomic<int64_t> tokens_sent_{0}, accepted_{0}, tokenize_calls_{0};
 };
 
 // A loopback port with nothing listening on it (bound, then closed): connecting is refused.

@@ -1,7 +1,8 @@
 // The stand-in OpenAI-compatible server as a program, for trying `dossier serve-bench` by hand:
 //   openai_standin [--port N] [--ttft-ms X] [--itl-ms X] [--output-len N] [--lifetime-s X]
 //                  [--fault none|http500|cut|badjson|stall|nousage|errorevent] [--fault-every N]
-//                  [--api-key KEY]
+//                  [--api-key KEY] [--tokens-per-chunk N] [--continuous-usage 0|1]
+//                  [--tokenize 0|1]
 // Prints "http://127.0.0.1:PORT" on stdout once it listens, then serves until --lifetime-s
 // (default 60) has passed.
 #include <cstdio>
@@ -32,6 +33,12 @@ int main(int argc, char** argv) {
       cfg.lifetime_s = std::atof(v.c_str());
     else if (k == "--fault-every")
       cfg.fault_every = std::atoll(v.c_str());
+    else if (k == "--tokens-per-chunk")
+      cfg.tokens_per_chunk = std::atoll(v.c_str());
+    else if (k == "--continuous-usage")
+      cfg.continuous_usage = v == "1";
+    else if (k == "--tokenize")
+      cfg.tokenize_endpoint = v == "1";
     else if (k == "--api-key")
       cfg.api_key = v;
     else if (k == "--fault") {

@@ -278,13 +278,17 @@ size_t OnGetWrite(char* data, size_t size, size_t n, void* userp) {
 
 }  // namespace
 
-Result<std::string> HttpGet(const std::string& url, const std::string& api_key, double timeout_s) {
+namespace {
+
+Result<std::string> HttpRequest(const std::string& url, const std::string& api_key,
+                                const std::string* post_body, double timeout_s) {
   GlobalInit();
   CURL* e = curl_easy_init();
   if (!e) return Error::Io("curl_easy_init failed");
   GetBuffer buf;
   char errbuf[CURL_ERROR_SIZE] = {};
   curl_slist* headers = curl_slist_append(nullptr, "Accept: application/json");
+  if (post_body) headers = curl_slist_append(headers, "Content-Type: application/json");
   std::string auth;
   if (!api_key.empty()) {
     auth = "Authorization: Bearer " + api_key;
@@ -293,6 +297,10 @@ Result<std::string> HttpGet(const std::string& url, const std::string& api_key, 
   }
   curl_easy_setopt(e, CURLOPT_URL, url.c_str());
   curl_easy_setopt(e, CURLOPT_HTTPHEADER, headers);
+  if (post_body) {
+    curl_easy_setopt(e, CURLOPT_POSTFIELDS, post_body->data());
+    curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(post_body->size()));
+  }
   curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, &OnGetWrite);
   curl_easy_setopt(e, CURLOPT_WRITEDATA, &buf);
   curl_easy_setopt(e, CURLOPT_ERRORBUFFER, errbuf);
@@ -310,6 +318,17 @@ Result<std::string> HttpGet(const std::string& url, const std::string& api_key, 
     return Error::Io("HTTP " + std::to_string(status) + ": " + Printable(Trim(buf.body), 100));
   }
   return std::move(buf.body);
+}
+
+}  // namespace
+
+Result<std::string> HttpGet(const std::string& url, const std::string& api_key, double timeout_s) {
+  return HttpRequest(url, api_key, nullptr, timeout_s);
+}
+
+Result<std::string> HttpPost(const std::string& url, const std::string& api_key,
+                             const std::string& json_body, double timeout_s) {
+  return HttpRequest(url, api_key, &json_body, timeout_s);
 }
 
 }  // namespace dossier::serve

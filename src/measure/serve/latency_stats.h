@@ -13,7 +13,9 @@ namespace dossier::serve {
 // p in [0, 100] of already sorted values; NaN when there are none.
 double Percentile(const std::vector<double>& sorted, double p);
 
-// Stats of the values (milliseconds). Unknown, with the reason, when there are no samples.
-LatencyStats StatsOf(std::vector<double> values, const char* why_none);
+// Stats of the values (milliseconds), and `percentiles` into LatencyStats::selected. Unknown, with
+// the reason, when there are no samples (selected stays empty).
+LatencyStats StatsOf(std::vector<double> values, const char* why_none,
+                     const std::vector<double>& percentiles = {});
 
 }  // namespace dossier::serve

@@ -16,7 +16,8 @@ constexpr int kStartBatch = 16;
 // sends the body from our buffer).
 class Tracker : public StreamClient::Sink {
  public:
-  Tracker(double timeout_s, const EchoRedactor* echo) : timeout_s_(timeout_s), echo_(echo) {}
+  Tracker(double timeout_s, TtftFrom ttft_from, const EchoRedactor* echo)
+      : timeout_s_(timeout_s), ttft_from_(ttft_from), echo_(echo) {}
 
   struct Slot {
     RequestTrace trace;
@@ -26,7 +27,8 @@ class Tracker : public StreamClient::Sink {
   // The request's state, held until it ends (the body too: curl sends it from there).
   Slot* Begin(int64_t id, int64_t start_ns, LoadItem item) {
     auto slot = std::make_unique<Slot>(
-        Slot{RequestTrace(id, start_ns, item.prompt_tokens, timeout_s_), std::move(item.body)});
+        Slot{RequestTrace(id, start_ns, item.prompt_tokens, timeout_s_, ttft_from_),
+             std::move(item.body)});
     Slot* s = slot.get();
     slots_[id] = std::move(slot);
     return s;
@@ -62,21 +64,26 @@ class Tracker : public StreamClient::Sink {
  private:
   std::unordered_map<int64_t, std::unique_ptr<Slot>> slots_;
   double timeout_s_;
+  TtftFrom ttft_from_;
   const EchoRedactor* echo_;
 };
 
 }  // namespace
 
-std::vector<int64_t> PoissonOffsets(int64_t n, double rate, uint64_t seed) {
+std::vector<int64_t> ArrivalOffsets(int64_t n, double rate, double burstiness, uint64_t seed) {
   std::vector<int64_t> out(static_cast<size_t>(std::max<int64_t>(n, 0)), 0);
-  if (!(rate > 0) || std::isinf(rate)) return out;  // infinite rate: everything at once
-  std::mt19937_64 rng(seed);
-  std::exponential_distribution<double> gap(rate);
-  double t = 0;
-  for (auto& o : out) {
-    o = static_cast<int64_t>(t * 1e9);
-    t += gap(rng);
+  if (!(rate > 0) || std::isinf(rate) || out.empty()) return out;  // infinite rate: all at once
+  std::vector<double> t(out.size());
+  if (std::isinf(burstiness)) {  // vLLM: constant gaps of 1/rate
+    for (size_t i = 0; i < t.size(); ++i) t[i] = static_cast<double>(i + 1) / rate;
+  } else {
+    std::mt19937_64 rng(seed);
+    std::gamma_distribution<double> gap(burstiness, 1.0 / (rate * burstiness));
+    double sum = 0;
+    for (double& v : t) v = sum += gap(rng);
   }
+  double scale = t.back() > 0 ? (static_cast<double>(n) / rate) / t.back() : 1.0;
+  for (size_t i = 0; i < t.size(); ++i) out[i] = static_cast<int64_t>(t[i] * scale * 1e9);
   return out;
 }
 
@@ -99,10 +106,10 @@ class LoadRun {
         n_(std::max<int64_t>(spec.num_prompts, 0)),
         open_loop_(spec.request_rate > 0),
         cap_(spec.concurrency > 0 ? spec.concurrency : INT64_MAX),
-        tracker_(spec.client.timeout_s, spec.echo) {}
+        tracker_(spec.client.timeout_s, spec.ttft_from, spec.echo) {}
 
   Status Init() {
-    if (open_loop_) offsets_ = PoissonOffsets(n_, spec_.request_rate, spec_.seed);
+    if (open_loop_) offsets_ = ArrivalOffsets(n_, spec_.request_rate, spec_.burstiness, spec_.seed);
     auto client = MakeStreamClient(spec_.client, spec_.url, &tracker_);
     if (!client) return client.error();
     client_ = std::move(*client);

@@ -30,6 +30,8 @@ struct LoadSpec {
   int64_t num_prompts = 1;  // requests to send
   double duration_s = 0;    // > 0: no request starts after this many seconds
   uint64_t seed = 0;        // for the arrival times
+  double burstiness = 1;    // gamma shape of the gaps: 1 Poisson, < 1 burstier, > 1 steadier
+  TtftFrom ttft_from = TtftFrom::kFirstContent;
   int64_t max_consecutive_failures = 0;  // > 0: stop sending after that many failures in a row
   // What the server sends back (error bodies, error events) passes through this before it is
   // kept in a result: a server or proxy that echoes the request must not make us store the key.
@@ -67,7 +69,14 @@ Result<LoadOutcome> RunLoad(const LoadSpec& spec, const ItemSource& items,
 // Request i sends items[i % size] (items must be non-empty).
 ItemSource Cycle(std::vector<LoadItem> items);
 
-// The send offsets (ns after the start) of n Poisson arrivals at `rate` per second.
-std::vector<int64_t> PoissonOffsets(int64_t n, double rate, uint64_t seed);
+// The send offsets (ns after the start) of n arrivals at `rate` per second, as vLLM's bench serve
+// makes them: each gap drawn from a gamma distribution of shape `burstiness` and mean 1/rate
+// (burstiness 1: exponential, a Poisson process), offset i the sum of gaps 0..i, then all scaled
+// so the last arrival is exactly at n / rate (vLLM's rescaling: the run's length does not vary
+// with the seed). Infinite rate: everything at 0.
+std::vector<int64_t> ArrivalOffsets(int64_t n, double rate, double burstiness, uint64_t seed);
+inline std::vector<int64_t> PoissonOffsets(int64_t n, double rate, uint64_t seed) {
+  return ArrivalOffsets(n, rate, 1.0, seed);
+}
 
 }  // namespace dossier::serve

@@ -43,10 +43,18 @@ int64_t Count(simdjson::dom::element e) {
   return e.get(v) == simdjson::SUCCESS ? v : -1;
 }
 
-void ReadChoice(simdjson::dom::object choice, StreamEvent* ev) {
+void AppendText(simdjson::dom::element e, std::string* text) {
+  std::string_view v;
+  if (text && e.get(v) == simdjson::SUCCESS) text->append(v);
+}
+
+void ReadChoice(simdjson::dom::object choice, StreamEvent* ev, std::string* text) {
   for (auto [key, value] : choice) {
     if (key == "text") {
-      if (NonEmptyString(value)) ev->content = true;
+      if (NonEmptyString(value)) {
+        ev->content = true;
+        AppendText(value, text);
+      }
     } else if (key == "finish_reason") {
       if (NonEmptyString(value)) ev->finished = true;
     } else if (key == "delta") {
@@ -55,13 +63,14 @@ void ReadChoice(simdjson::dom::object choice, StreamEvent* ev) {
       for (auto [k, v] : delta) {
         if ((k == "content" || k == "reasoning_content" || k == "reasoning") && NonEmptyString(v)) {
           ev->content = true;
+          AppendText(v, text);
         }
       }
     }
   }
 }
 
-void ReadRoot(simdjson::dom::object root, StreamEvent* ev) {
+void ReadRoot(simdjson::dom::object root, StreamEvent* ev, std::string* text) {
   bool error = false;
   std::string error_message, root_message;
   for (auto [key, value] : root) {
@@ -69,8 +78,9 @@ void ReadRoot(simdjson::dom::object root, StreamEvent* ev) {
       simdjson::dom::array choices;
       if (value.get(choices) != simdjson::SUCCESS) continue;
       for (simdjson::dom::element c : choices) {
+        ev->choices = true;
         simdjson::dom::object choice;
-        if (c.get(choice) == simdjson::SUCCESS) ReadChoice(choice, ev);
+        if (c.get(choice) == simdjson::SUCCESS) ReadChoice(choice, ev, text);
       }
     } else if (key == "usage") {
       simdjson::dom::object usage;
@@ -78,6 +88,15 @@ void ReadRoot(simdjson::dom::object root, StreamEvent* ev) {
       for (auto [k, v] : usage) {
         if (k == "prompt_tokens") ev->prompt_tokens = Count(v);
         if (k == "completion_tokens") ev->completion_tokens = Count(v);
+      }
+    } else if (key == "timings") {
+      simdjson::dom::object timings;
+      if (value.get(timings) != simdjson::SUCCESS) continue;
+      for (auto [k, v] : timings) {
+        double d = 0;
+        if (k == "prompt_ms" && v.get(d) == simdjson::SUCCESS) ev->server_prompt_ms = d;
+        if (k == "predicted_ms" && v.get(d) == simdjson::SUCCESS) ev->server_predicted_ms = d;
+        if (k == "predicted_n") ev->server_predicted_n = Count(v);
       }
     } else if (key == "error") {
       simdjson::dom::object err;
@@ -119,7 +138,7 @@ std::string BuildRequestBody(Api api, const RequestParams& p) {
                {"max_tokens", p.max_tokens},
                {"temperature", 0.0},
                {"stream", true},
-               {"stream_options", {{"include_usage", true}}}};
+               {"stream_options", {{"include_usage", true}, {"continuous_usage_stats", true}}}};
   if (api == Api::kChat) {
     body["messages"] = json::array({{{"role", "user"}, {"content", p.prompt}}});
   } else {
@@ -133,7 +152,7 @@ std::string BuildRequestBody(Api api, const RequestParams& p) {
   return body.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
-StreamEvent DecodeEvent(std::string_view data) {
+StreamEvent DecodeEvent(std::string_view data, std::string* text) {
   StreamEvent ev;
   std::string_view trimmed = Trim(data);
   if (trimmed == "[DONE]") {
@@ -158,8 +177,32 @@ StreamEvent DecodeEvent(std::string_view data) {
                      : std::string("not JSON (") + simdjson::error_message(err) + ")";
     return ev;
   }
-  ReadRoot(root, &ev);
+  ReadRoot(root, &ev, text);
   return ev;
+}
+
+std::string BuildTokenizeBody(const std::string& model, const std::string& text) {
+  json body = {{"model", model},
+               {"prompt", text},
+               {"add_special_tokens", false},
+               {"content", text},
+               {"inputs", text}};
+  return body.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+Result<int64_t> ParseTokenizeCount(std::string_view body) {
+  json j = json::parse(body.begin(), body.end(), nullptr, false);
+  if (j.is_array()) return static_cast<int64_t>(j.size());  // TGI: one object per token
+  if (j.is_object()) {
+    if (auto c = j.find("count");
+        c != j.end() && c->is_number_integer() && c->get<int64_t>() >= 0) {
+      return c->get<int64_t>();
+    }
+    if (auto t = j.find("tokens"); t != j.end() && t->is_array()) {
+      return static_cast<int64_t>(t->size());
+    }
+  }
+  return Error::Invalid("tokenizer answer has no \"count\" or \"tokens\": " + Printable(body, 100));
 }
 
 Result<std::vector<std::string>> ParseModelList(std::string_view body) {

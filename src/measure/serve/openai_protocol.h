@@ -32,7 +32,9 @@ struct RequestParams {
 };
 
 // The JSON body of a streaming request, with stream_options.include_usage so the server reports
-// its own token counts in the last event, and temperature 0 as the serving benchmarks use.
+// its own token counts in the last event, stream_options.continuous_usage_stats so a server that
+// knows it (vLLM, SGLang) also puts the running count in every chunk (others ignore the key), and
+// temperature 0 as the serving benchmarks use.
 std::string BuildRequestBody(Api api, const RequestParams& p);
 
 struct StreamEvent {
@@ -44,12 +46,27 @@ struct StreamEvent {
   };
   Kind kind = kData;
   bool content = false;   // carries generated text (text, delta.content or reasoning)
+  bool choices = false;   // has a non-empty "choices" array (vLLM's test for a chunk, role-only
+                          // and empty-text chunks included)
   bool finished = false;  // a choice has a finish_reason
   int64_t prompt_tokens = -1, completion_tokens = -1;  // from "usage"; -1 when absent
+  // llama.cpp's own "timings" (prompt_ms, predicted_ms, predicted_n) in its last chunk; -1 absent.
+  double server_prompt_ms = -1, server_predicted_ms = -1;
+  int64_t server_predicted_n = -1;
   std::string message;  // kError: the server's message; kMalformed: what was wrong
 };
 
-StreamEvent DecodeEvent(std::string_view data);
+// When `text` is given, the generated text of the event is appended to it (for counting its
+// tokens with the server's tokenizer when the server reports no usage).
+StreamEvent DecodeEvent(std::string_view data, std::string* text = nullptr);
+
+// The token count in the answer of a tokenizer endpoint: {"count": N} (vLLM, SGLang),
+// {"tokens": [...]} (llama.cpp, vLLM), or a bare array of tokens (TGI). Error: none of these.
+Result<int64_t> ParseTokenizeCount(std::string_view body);
+
+// The body of POST /tokenize for `text`, in the spellings of vLLM and SGLang ("prompt",
+// "add_special_tokens": false), llama.cpp ("content"; adds no BOS by default) and TGI ("inputs").
+std::string BuildTokenizeBody(const std::string& model, const std::string& text);
 
 // The model ids listed by GET /v1/models ({"data": [{"id": …}, …]}).
 Result<std::vector<std::string>> ParseModelList(std::string_view body);

@@ -1,6 +1,9 @@
 #include "measure/serve/random_dataset.h"
 
+#include <algorithm>
+#include <cmath>
 #include <random>
+#include <string>
 #include <string_view>
 
 namespace dossier::serve {
@@ -32,16 +35,45 @@ uint64_t Mix(uint64_t x) {
 
 }  // namespace
 
-Prompt RandomPrompt(int64_t index, int64_t input_len, int64_t output_len, uint64_t seed) {
-  std::mt19937_64 rng(Mix(seed ^ Mix(static_cast<uint64_t>(index))));
-  std::uniform_int_distribution<size_t> pick(0, kWordCount - 1);
-  Prompt p;
-  p.text.reserve(static_cast<size_t>(std::max<int64_t>(input_len, 0)) * 6);
-  for (int64_t w = 0; w < input_len; ++w) {
-    if (w > 0) p.text.push_back(' ');
-    p.text.append(kWords[pick(rng)]);
+std::pair<int64_t, int64_t> LengthRange(int64_t len, double ratio, RangeStyle style) {
+  double l = static_cast<double>(len);
+  if (style == RangeStyle::kSglang) {
+    return {std::max<int64_t>(static_cast<int64_t>(std::floor(l * ratio)), 1), len};
   }
-  p.input_tokens = input_len;
+  return {std::max<int64_t>(static_cast<int64_t>(std::floor(l * (1 - ratio))), 1),
+          static_cast<int64_t>(std::ceil(l * (1 + ratio)))};
+}
+
+namespace {
+
+void AppendWords(std::mt19937_64& rng, int64_t n, std::string* text) {
+  std::uniform_int_distribution<size_t> pick(0, kWordCount - 1);
+  for (int64_t w = 0; w < n; ++w) {
+    if (!text->empty()) text->push_back(' ');
+    text->append(kWords[pick(rng)]);
+  }
+}
+
+int64_t Draw(std::mt19937_64& rng, int64_t len, const RandomSpec& spec) {
+  auto [lo, hi] = LengthRange(len, spec.range_ratio, spec.style);
+  if (lo >= hi) return hi;
+  return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+}
+
+}  // namespace
+
+Prompt RandomPrompt(int64_t index, const RandomSpec& spec, uint64_t seed) {
+  std::mt19937_64 rng(Mix(seed ^ Mix(static_cast<uint64_t>(index))));
+  Prompt p;
+  int64_t input_len = Draw(rng, spec.input_len, spec);
+  int64_t output_len = Draw(rng, spec.output_len, spec);
+  p.text.reserve(static_cast<size_t>(std::max<int64_t>(input_len + spec.prefix_len, 0)) * 6);
+  if (spec.prefix_len > 0) {
+    std::mt19937_64 shared(Mix(seed ^ 0x5052454649ull));  // one prefix for the whole run
+    AppendWords(shared, spec.prefix_len, &p.text);
+  }
+  AppendWords(rng, input_len, &p.text);
+  p.input_tokens = spec.prefix_len + input_len;
   p.output_tokens = output_len;
   p.exact_output = true;
   return p;

@@ -15,8 +15,8 @@ int64_t NowNs() {
 }
 
 RequestTrace::RequestTrace(int64_t index, int64_t start_ns, int64_t prompt_tokens_estimate,
-                           double timeout_s)
-    : timeout_s_(timeout_s) {
+                           double timeout_s, TtftFrom ttft_from)
+    : timeout_s_(timeout_s), ttft_from_(ttft_from) {
   r_.index = index;
   r_.start_ns = start_ns;
   r_.prompt_tokens_estimate = prompt_tokens_estimate;
@@ -43,7 +43,7 @@ bool RequestTrace::OnBody(int64_t now_ns, long status, std::string_view bytes) {
   bool usable = sse_.Feed(bytes, [&](const SseEvent& e) {
     events_seen_ = true;
     if (stopped_ || done_) return;
-    StreamEvent ev = DecodeEvent(e.data);
+    StreamEvent ev = DecodeEvent(e.data, &r_.text);
     switch (ev.kind) {
       case StreamEvent::kDone:
         done_ = true;
@@ -56,11 +56,17 @@ bool RequestTrace::OnBody(int64_t now_ns, long status, std::string_view bytes) {
       case StreamEvent::kData:
         break;
     }
-    if (ev.content) {
+    if (ttft_from_ == TtftFrom::kFirstChunk ? ev.choices : ev.content) {
       if (r_.first_token_ns < 0) r_.first_token_ns = now_ns;
       r_.token_ns.push_back(now_ns);
+      r_.chunk_usage.push_back(ev.completion_tokens);
     }
     if (ev.finished) finished_ = true;
+    if (ev.server_predicted_n >= 0) {
+      r_.server_prompt_ms = ev.server_prompt_ms;
+      r_.server_predicted_ms = ev.server_predicted_ms;
+      r_.server_predicted_n = ev.server_predicted_n;
+    }
     if (ev.prompt_tokens >= 0) r_.usage_prompt_tokens = ev.prompt_tokens;
     if (ev.completion_tokens >= 0) r_.usage_completion_tokens = ev.completion_tokens;
   });
@@ -116,6 +122,8 @@ RequestResult RequestTrace::Finish(int64_t now_ns, long status, const TransferEn
     }
   }
   r_.ok = r_.failure.empty();
+  // The text is only needed to count tokens where the server did not.
+  if (r_.usage_completion_tokens >= 0 || !r_.ok) std::string().swap(r_.text);
   return std::move(r_);
 }
 

@@ -35,20 +35,59 @@ struct TransferEnd {
   std::string detail;  // the client library's message
 };
 
+// Where TTFT starts and which events are "chunks" for ITL: kFirstContent (dossier, SGLang): the
+// events that carry generated text; kFirstChunk (vLLM): every event with a non-empty "choices"
+// array, so a chat stream's role-only opening chunk is the first token and an empty-text chunk
+// adds a gap.
+enum class TtftFrom { kFirstContent, kFirstChunk };
+
 struct RequestResult {
   int64_t index = 0;  // order of sending within the run
   bool ok = false;
   std::string failure;  // the reason, when !ok
   int64_t start_ns = 0, end_ns = 0;
   int64_t first_token_ns = -1;
-  std::vector<int64_t> token_ns;  // arrival of each event that carried content
+  std::vector<int64_t> token_ns;  // arrival of each chunk (see TtftFrom)
+  // The server's running completion_tokens carried by each chunk of token_ns (vLLM's
+  // continuous_usage_stats), -1 where the chunk had none.
+  std::vector<int64_t> chunk_usage;
   int64_t usage_prompt_tokens = -1, usage_completion_tokens = -1;  // from the server, or -1
-  int64_t prompt_tokens_estimate = 0;                              // from the dataset
-  bool cancelled = false;  // ended by the run, not by the server: counted neither way
+  int64_t tokenized_tokens = -1;
+  // The server's own account where it gives one (llama.cpp's "timings"); -1 when absent.
+  double server_prompt_ms = -1, server_predicted_ms = -1;
+  int64_t server_predicted_n = -1;  // the server's tokenizer on `text`, when it was asked
+  std::string text;                 // generated text; kept only while no usage count was reported
+  int64_t prompt_tokens_estimate = 0;  // from the dataset
+  bool cancelled = false;              // ended by the run, not by the server: counted neither way
 
+  // How output tokens were counted, best first. kChunks means every chunk counted as one token:
+  // wrong for multi-token chunks, so it is shown as "chunks (not tokens)" and gives no TPOT.
+  enum class Count { kChunkUsage, kUsage, kTokenizer, kChunks };
+  bool has_chunk_usage() const {
+    if (chunk_usage.empty()) return false;
+    for (int64_t u : chunk_usage) {
+      if (u < 0) return false;
+    }
+    return true;
+  }
+  Count counted_by() const {
+    if (has_chunk_usage()) return Count::kChunkUsage;
+    if (usage_completion_tokens >= 0) return Count::kUsage;
+    if (tokenized_tokens >= 0) return Count::kTokenizer;
+    return Count::kChunks;
+  }
   int64_t output_tokens() const {
-    return usage_completion_tokens >= 0 ? usage_completion_tokens
-                                        : static_cast<int64_t>(token_ns.size());
+    switch (counted_by()) {
+      case Count::kChunkUsage:
+        return usage_completion_tokens >= 0 ? usage_completion_tokens : chunk_usage.back();
+      case Count::kUsage:
+        return usage_completion_tokens;
+      case Count::kTokenizer:
+        return tokenized_tokens;
+      case Count::kChunks:
+        break;
+    }
+    return static_cast<int64_t>(token_ns.size());
   }
   int64_t input_tokens() const {
     return usage_prompt_tokens >= 0 ? usage_prompt_tokens : prompt_tokens_estimate;
@@ -57,7 +96,8 @@ struct RequestResult {
 
 class RequestTrace {
  public:
-  RequestTrace(int64_t index, int64_t start_ns, int64_t prompt_tokens_estimate, double timeout_s);
+  RequestTrace(int64_t index, int64_t start_ns, int64_t prompt_tokens_estimate, double timeout_s,
+               TtftFrom ttft_from = TtftFrom::kFirstContent);
 
   // Response body bytes arrived at `now_ns`, with the HTTP status of the response. Returns false
   // when the transfer should be stopped (an unusable event); the reason is kept.
@@ -79,6 +119,7 @@ class RequestTrace {
 
   RequestResult r_;
   double timeout_s_;
+  TtftFrom ttft_from_;
   SseParser sse_;
   long status_ = 0;
   size_t body_bytes_ = 0;

@@ -1,5 +1,8 @@
 #include "measure/serve/run_metrics.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include "measure/serve/latency_stats.h"
 #include "util/text.h"
 
@@ -8,48 +11,84 @@ namespace {
 
 constexpr double kNsPerMs = 1e6;
 
-std::string FromWhich(int64_t with, int64_t without, const char* yes, const char* no) {
-  if (with > 0 && without == 0) return yes;
-  if (without > 0 && with == 0) return no;
-  if (with == 0 && without == 0) return "";
-  return "mixed";
-}
-
 }  // namespace
 
 Result<Slo> ParseSlo(std::string_view text) {
   Slo slo;
-  for (std::string_view part : SplitAny(text, ",")) {
-    size_t eq = part.find('=');
+  for (std::string_view part : SplitAny(text, ", ")) {
+    size_t eq = part.find_first_of("=:");
     if (eq == std::string_view::npos) {
-      return Error::Invalid("--slo: expected key=milliseconds, got '" + Printable(part) + "'");
+      return Error::Invalid("--goodput: expected KEY:MS (ttft, tpot, e2el), got '" +
+                            Printable(part) + "'");
     }
     std::string_view key = Trim(part.substr(0, eq));
     auto v = ParseDouble(Trim(part.substr(eq + 1)));
-    if (!v || !(*v > 0)) {
-      return Error::Invalid("--slo: '" + Printable(part) + "' needs a positive number of ms");
+    if (!v || !(*v > 0) || std::isinf(*v)) {
+      return Error::Invalid("--goodput: '" + Printable(part) + "' needs a positive number of ms");
     }
     if (key == "ttft_ms" || key == "ttft") {
       slo.ttft_ms = *v;
     } else if (key == "tpot_ms" || key == "tpot") {
       slo.tpot_ms = *v;
-    } else if (key == "e2e_ms" || key == "e2e") {
+    } else if (key == "e2e_ms" || key == "e2e" || key == "e2el") {
       slo.e2e_ms = *v;
     } else {
-      return Error::Invalid("--slo: unknown key '" + Printable(key) +
-                            "' (known: ttft_ms, tpot_ms, e2e_ms)");
+      return Error::Invalid("--goodput: unknown metric '" + Printable(key) +
+                            "' (known: ttft, tpot, e2el)");
     }
   }
-  if (!slo.any()) return Error::Invalid("--slo: no objective given");
+  if (!slo.any()) return Error::Invalid("--goodput: no objective given");
   return slo;
 }
 
-ServeRun Summarize(const LoadOutcome& outcome, const Slo& slo) {
+std::string_view CountName(RequestResult::Count c) {
+  switch (c) {
+    case RequestResult::Count::kChunkUsage:
+      return "usage-per-chunk";
+    case RequestResult::Count::kUsage:
+      return "usage";
+    case RequestResult::Count::kTokenizer:
+      return "tokenizer";
+    case RequestResult::Count::kChunks:
+      break;
+  }
+  return "chunks";
+}
+
+namespace {
+
+// Tokens carried by each chunk of r: the differences of the running counts where the server
+// sent them; one each where the final count equals the number of chunks; empty when unknown.
+std::vector<int64_t> TokensPerChunk(const RequestResult& r) {
+  std::vector<int64_t> out;
+  if (r.has_chunk_usage()) {
+    int64_t before = 0;
+    for (int64_t u : r.chunk_usage) {
+      out.push_back(std::max<int64_t>(u - before, 0));
+      before = std::max(before, u);
+    }
+  } else if (r.counted_by() != RequestResult::Count::kChunks &&
+             r.output_tokens() == static_cast<int64_t>(r.token_ns.size())) {
+    out.assign(r.token_ns.size(), 1);
+  }
+  return out;
+}
+
+}  // namespace
+
+ServeRun Summarize(const LoadOutcome& outcome, const Slo& slo,
+                   const std::vector<double>& percentiles) {
   ServeRun run;
   run.duration_s = static_cast<double>(outcome.end_ns - outcome.start_ns) / 1e9;
   run.stopped_early = outcome.stopped_early;
-  std::vector<double> ttft, itl, tpot, e2e;
-  int64_t usage_out = 0, chunk_out = 0, usage_in = 0, dataset_in = 0, good = 0;
+  std::vector<double> ttft, itl, itl_token, tpot, e2e;
+  int64_t server_in = 0, server_in_known = 0, good = 0;
+  double latency_sum_ms = 0;
+  bool tpot_from_chunks = false;
+  // For vLLM's peaks: (time, +1/-1) of each completed request, and (time, tokens) of each chunk.
+  std::vector<std::pair<int64_t, int>> edges;
+  std::vector<std::pair<int64_t, int64_t>> chunk_tokens;
+  int64_t first_start = INT64_MAX;
   for (const RequestResult& r : outcome.results) {
     if (r.cancelled) {
       ++run.cancelled;
@@ -66,19 +105,39 @@ ServeRun Summarize(const LoadOutcome& outcome, const Slo& slo) {
     }
     ++run.completed;
     int64_t out = r.output_tokens();
+    RequestResult::Count by = r.counted_by();
+    ++run.output_counted_by[std::string(CountName(by))];
     run.output_tokens += out;
-    run.input_tokens += r.input_tokens();
-    ++(r.usage_completion_tokens >= 0 ? usage_out : chunk_out);
-    ++(r.usage_prompt_tokens >= 0 ? usage_in : dataset_in);
+    run.input_tokens += r.prompt_tokens_estimate;
+    if (r.usage_prompt_tokens >= 0) {
+      server_in += r.usage_prompt_tokens;
+      ++server_in_known;
+    }
     double t_first = static_cast<double>(r.first_token_ns - r.start_ns) / kNsPerMs;
     double t_all = static_cast<double>(r.end_ns - r.start_ns) / kNsPerMs;
     ttft.push_back(t_first);
     e2e.push_back(t_all);
-    for (size_t i = 1; i < r.token_ns.size(); ++i) {
-      itl.push_back(static_cast<double>(r.token_ns[i] - r.token_ns[i - 1]) / kNsPerMs);
+    latency_sum_ms += t_all;
+    std::vector<int64_t> per_chunk = TokensPerChunk(r);
+    for (size_t i = 0; i < r.token_ns.size(); ++i) {
+      chunk_tokens.emplace_back(r.token_ns[i], per_chunk.empty() ? 1 : per_chunk[i]);
+      if (i == 0) continue;
+      double gap = static_cast<double>(r.token_ns[i] - r.token_ns[i - 1]) / kNsPerMs;
+      itl.push_back(gap);
+      if (!per_chunk.empty() && per_chunk[i] > 0) {
+        for (int64_t k = 0; k < per_chunk[i]; ++k) {
+          itl_token.push_back(gap / static_cast<double>(per_chunk[i]));
+        }
+      }
     }
+    first_start = std::min(first_start, r.start_ns);
+    edges.emplace_back(r.start_ns, +1);
+    edges.emplace_back(r.end_ns, -1);
+    // TPOT needs a token count: chunks are not tokens, so a request counted by chunks has none.
     double per_token = 0;
-    if (out > 1) {
+    if (by == RequestResult::Count::kChunks) {
+      tpot_from_chunks = true;
+    } else if (out > 1) {
       per_token = (t_all - t_first) / static_cast<double>(out - 1);
       tpot.push_back(per_token);
     }
@@ -87,21 +146,59 @@ ServeRun Summarize(const LoadOutcome& outcome, const Slo& slo) {
       ++good;
     }
   }
-  run.output_tokens_from = FromWhich(usage_out, chunk_out, "usage", "chunks");
-  run.input_tokens_from = FromWhich(usage_in, dataset_in, "usage", "dataset");
+  if (run.output_counted_by.size() == 1) {
+    run.output_tokens_from = run.output_counted_by.begin()->first;
+  } else if (run.output_counted_by.size() > 1) {
+    run.output_tokens_from = "mixed";
+  }
+  run.input_tokens_from = run.completed > 0 ? "dataset" : "";
+  if (run.completed > 0 && server_in_known == run.completed) {
+    run.input_tokens_server.Set(server_in, "");
+  } else if (run.completed > 0) {
+    run.input_tokens_server.Unknown(server_in_known == 0
+                                        ? "the server reported no usage.prompt_tokens"
+                                        : "not every request reported usage.prompt_tokens");
+  }
   if (run.duration_s > 0) {
     run.request_throughput = static_cast<double>(run.completed) / run.duration_s;
     run.input_tokens_per_s = static_cast<double>(run.input_tokens) / run.duration_s;
     run.output_tokens_per_s = static_cast<double>(run.output_tokens) / run.duration_s;
     run.total_tokens_per_s =
         static_cast<double>(run.input_tokens + run.output_tokens) / run.duration_s;
+    run.mean_concurrency.Set(latency_sum_ms / 1e3 / run.duration_s, "");
+  } else {
+    run.mean_concurrency.Unknown("no request was sent");
   }
-  run.ttft_ms = StatsOf(std::move(ttft), "no completed request");
-  run.itl_ms = StatsOf(std::move(itl), "no request streamed two chunks");
-  run.tpot_ms = StatsOf(std::move(tpot), "no request produced two tokens");
-  run.e2e_ms = StatsOf(std::move(e2e), "no completed request");
+  // Peaks, as vLLM computes them: 1-second buckets counted from the earliest start; requests in
+  // flight over half-open [start, end), an end before a start at the same instant.
+  if (!edges.empty()) {
+    std::vector<int64_t> buckets;
+    for (auto [t, k] : chunk_tokens) {
+      auto b = static_cast<size_t>((t - first_start) / 1000000000);
+      if (buckets.size() <= b) buckets.resize(b + 1, 0);
+      buckets[b] += k;
+    }
+    for (int64_t b : buckets) {
+      run.peak_output_tokens_per_s = std::max(run.peak_output_tokens_per_s, static_cast<double>(b));
+    }
+    std::sort(edges.begin(), edges.end());
+    int64_t now = 0;
+    for (auto [t, d] : edges) {
+      now += d;
+      run.peak_concurrent_requests = std::max(run.peak_concurrent_requests, now);
+    }
+  }
+  run.ttft_ms = StatsOf(std::move(ttft), "no completed request", percentiles);
+  run.itl_ms = StatsOf(std::move(itl), "no request streamed two chunks", percentiles);
+  run.itl_per_token_ms =
+      StatsOf(std::move(itl_token), "the server gave no per-chunk token counts", percentiles);
+  run.tpot_ms = StatsOf(std::move(tpot),
+                        tpot_from_chunks ? "output counted in chunks (not tokens): no TPOT"
+                                         : "no request produced two tokens",
+                        percentiles);
+  run.e2e_ms = StatsOf(std::move(e2e), "no completed request", percentiles);
   if (!slo.any()) {
-    run.goodput.Unknown("no --slo given");
+    run.goodput.Unknown("no --goodput given");
   } else if (run.duration_s > 0) {
     run.goodput.Set(static_cast<double>(good) / run.duration_s, "");
   } else {

@@ -19,7 +19,8 @@ struct Slo {
   bool any() const { return ttft_ms || tpot_ms || e2e_ms; }
 };
 
-// "ttft_ms=500,tpot_ms=50" (also e2e_ms); an unknown key or a bad number is an error.
+// vLLM's --goodput spelling "ttft:500 tpot:50 e2el:2000" (space- or comma-separated), and the
+// older "ttft_ms=500,tpot_ms=50,e2e_ms=…"; an unknown key or a bad number is an error.
 Result<Slo> ParseSlo(std::string_view text);
 
 // Reasons beyond this many distinct ones are counted together (a server that puts a request id in
@@ -27,7 +28,12 @@ Result<Slo> ParseSlo(std::string_view text);
 inline constexpr size_t kMaxFailureReasons = 32;
 inline constexpr const char* kOtherReasons = "other reasons";
 
-// Fills everything but concurrency / request_rate / max_concurrency, which the caller knows.
-ServeRun Summarize(const LoadOutcome& outcome, const Slo& slo);
+// Fills everything but concurrency / request_rate / max_concurrency / ttft_from, which the caller
+// knows. `percentiles` are the extra ones asked for (LatencyStats::selected).
+ServeRun Summarize(const LoadOutcome& outcome, const Slo& slo,
+                   const std::vector<double>& percentiles = {});
+
+// The name of a RequestResult::Count in records and output.
+std::string_view CountName(RequestResult::Count c);
 
 }  // namespace dossier::serve

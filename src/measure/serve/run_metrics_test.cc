@@ -91,12 +91,23 @@ TEST(Summarize, DefinitionsOfTheFieldNotes) {
   EXPECT_EQ(r.failures["connection refused"], 1);
   EXPECT_DOUBLE_EQ(r.duration_s, 2.0);
   EXPECT_EQ(r.output_tokens, 8);
-  EXPECT_EQ(r.input_tokens, 200);
+  // Input: the dataset's count (90 each, no template), as SGLang counts; the server's beside it.
+  EXPECT_EQ(r.input_tokens, 180);
+  EXPECT_EQ(*r.input_tokens_server, 200);
   EXPECT_EQ(r.output_tokens_from, "usage");
-  EXPECT_EQ(r.input_tokens_from, "usage");
+  EXPECT_EQ(r.output_counted_by["usage"], 2);
+  EXPECT_EQ(r.input_tokens_from, "dataset");
   EXPECT_DOUBLE_EQ(r.request_throughput, 1.0);
   EXPECT_DOUBLE_EQ(r.output_tokens_per_s, 4.0);
-  EXPECT_DOUBLE_EQ(r.total_tokens_per_s, 104.0);
+  EXPECT_DOUBLE_EQ(r.total_tokens_per_s, 94.0);
+  // vLLM's peaks: both requests in flight from 0 ms; all 8 tokens in the first second.
+  EXPECT_EQ(r.peak_concurrent_requests, 2);
+  EXPECT_DOUBLE_EQ(r.peak_output_tokens_per_s, 8);
+  // SGLang's Concurrency: (140 + 300) ms of requests over 2 s.
+  EXPECT_DOUBLE_EQ(*r.mean_concurrency, 0.22);
+  EXPECT_DOUBLE_EQ(*r.ttft_ms.stddev, 50);  // TTFTs 100, 200: np.std
+  // Every chunk one token by the usage counts: ITL per token is ITL per chunk.
+  EXPECT_DOUBLE_EQ(*r.itl_per_token_ms.mean, *r.itl_ms.mean);
   EXPECT_DOUBLE_EQ(*r.ttft_ms.mean, 150);
   EXPECT_DOUBLE_EQ(*r.e2e_ms.max, 300);
   EXPECT_DOUBLE_EQ(*r.tpot_ms.mean, 30);
@@ -117,7 +128,11 @@ TEST(Summarize, TokensCountedFromChunksWithoutUsage) {
   EXPECT_EQ(r.input_tokens, 90);
   EXPECT_EQ(r.input_tokens_from, "dataset");
   EXPECT_FALSE(r.goodput.known());
-  EXPECT_EQ(r.goodput.unknown, "no --slo given");
+  EXPECT_EQ(r.goodput.unknown, "no --goodput given");
+  // Chunks are not tokens: no TPOT, and the reason says so.
+  EXPECT_FALSE(r.tpot_ms.mean.known());
+  EXPECT_EQ(r.tpot_ms.mean.unknown, "output counted in chunks (not tokens): no TPOT");
+  EXPECT_FALSE(r.itl_per_token_ms.mean.known());
   o.results.push_back(Ok(0, {10, 20}, 20, 2));
   EXPECT_EQ(Summarize(o, {}).output_tokens_from, "mixed");
 }

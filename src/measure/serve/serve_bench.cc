@@ -59,7 +59,8 @@ ItemSource ItemsForRun(const BenchOptions& o, const std::string& model,
                        const std::vector<Prompt>& sharegpt, uint64_t run_seed) {
   if (o.dataset_path.empty()) {
     return [&o, model, run_seed](int64_t k) {
-      return Item(o, model, RandomPrompt(k, o.input_len, o.output_len, run_seed));
+      RandomSpec spec{o.input_len, o.output_len, o.range_ratio, o.range_style, o.prefix_len};
+      return Item(o, model, RandomPrompt(k, spec, run_seed));
     };
   }
   std::vector<Prompt> prompts = sharegpt;
@@ -84,13 +85,65 @@ LoadSpec SpecForRun(const BenchOptions& o, size_t run, int64_t concurrency, doub
   spec.num_prompts = n;
   spec.duration_s = o.duration_s;
   spec.seed = o.seed + run;
+  spec.burstiness = o.burstiness;
+  spec.ttft_from = o.ttft_from;
   spec.max_consecutive_failures = o.max_consecutive_failures >= 0
                                       ? o.max_consecutive_failures
                                       : std::max<int64_t>(100, 2 * concurrency);
   return spec;
 }
 
+// Warm-up requests (as SGLang sends one before measuring): the first prompts of the first run's
+// dataset, at most 64 in flight, not counted. Error: every one of them failed (the runs would too).
+Status WarmUp(const BenchOptions& o, const std::string& model, const std::vector<Prompt>& sharegpt,
+              const BenchHooks& hooks) {
+  ItemSource items = ItemsForRun(o, model, sharegpt, o.seed ^ 0x7761726dull);
+  int64_t c = std::min<int64_t>(o.num_warmups, 64);
+  LoadSpec spec = SpecForRun(o, 0, c, 0, o.num_warmups);
+  spec.client.request_id_prefix = "dossier-warmup-";
+  spec.max_consecutive_failures = 0;
+  auto outcome = RunLoad(spec, items, nullptr, hooks.stop);
+  if (!outcome) return outcome.error();
+  std::string failure;
+  for (const RequestResult& r : outcome->results) {
+    if (r.ok) return OkStatus();
+    if (failure.empty()) failure = r.failure;
+  }
+  if (outcome->interrupted) return OkStatus();
+  return Error::Io("every warm-up request failed: " + failure);
+}
+
 }  // namespace
+
+std::string CountWithServerTokenizer(const BenchOptions& o, const std::string& model,
+                                     std::vector<RequestResult>* results) {
+  const char* paths[] = {"/tokenize", "/v1/tokenize"};
+  int path = -1;  // the one that answered, once one has
+  for (RequestResult& r : *results) {
+    if (!r.ok || r.counted_by() != RequestResult::Count::kChunks) continue;
+    std::string body = BuildTokenizeBody(model, r.text);
+    Result<int64_t> count = Error::Io("not asked");
+    for (int i = path < 0 ? 0 : path; i < (path < 0 ? 2 : path + 1); ++i) {
+      auto answer = HttpPost(o.endpoint.Url(paths[i]), o.api_key, body, kModelsTimeoutS);
+      if (!answer) {
+        count = answer.error();
+        continue;
+      }
+      count = ParseTokenizeCount(*answer);
+      if (count) {
+        path = i;
+        break;
+      }
+    }
+    if (!count) {
+      return "the server's tokenizer could not count the output (" + count.error().message +
+             "): output counted in chunks (not tokens)";
+    }
+    r.tokenized_tokens = *count;
+    std::string().swap(r.text);
+  }
+  return "";
+}
 
 int64_t DefaultNumPrompts(int64_t concurrency, double rate) {
   if (rate > 0) {
@@ -156,6 +209,11 @@ Result<ServeMeasurement> RunServeBench(const BenchOptions& o, const BenchHooks& 
   if (!model) return model.error();
   m.model = *model;
 
+  if (o.num_warmups > 0) {
+    log("warm-up: " + std::to_string(o.num_warmups) + " requests, not counted");
+    if (auto w = WarmUp(o, m.model, sharegpt, hooks); !w) return w.error();
+  }
+
   int64_t limit = RaiseFileLimit(most_in_flight + 256);
   if (limit < most_in_flight + 64) {
     log("warning: the open-file limit (" + std::to_string(limit) + ") is below " +
@@ -190,8 +248,13 @@ Result<ServeMeasurement> RunServeBench(const BenchOptions& o, const BenchHooks& 
         },
         hooks.stop);
     if (!outcome) return Error{outcome.error().kind, echo.Redact(outcome.error().message)};
+    if (o.tokenize) {
+      std::string note = CountWithServerTokenizer(o, m.model, &outcome->results);
+      if (!note.empty()) log(note);
+    }
     if (hooks.on_outcome) hooks.on_outcome(i, *outcome);
-    ServeRun run = Summarize(*outcome, o.slo);
+    ServeRun run = Summarize(*outcome, o.slo, o.percentiles);
+    run.ttft_from = o.ttft_from == TtftFrom::kFirstChunk ? "first-chunk" : "first-content";
     if (open_loop) {
       if (std::isinf(rate)) {
         run.request_rate.Unknown("inf (all requests sent at once)");  // JSON has no infinity

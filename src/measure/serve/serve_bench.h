@@ -14,6 +14,7 @@
 #include "measure/serve/endpoint.h"
 #include "measure/serve/load_generator.h"
 #include "measure/serve/openai_protocol.h"
+#include "measure/serve/random_dataset.h"
 #include "measure/serve/run_metrics.h"
 #include "model/measurement.h"
 #include "util/result.h"
@@ -32,8 +33,16 @@ struct BenchOptions {
                                        // 10 s of arrivals (at least 20) at a rate
   double duration_s = 0;               // per run: no request starts after this; 0: no limit
   int64_t input_len = 1024, output_len = 128;
-  bool output_len_given = false;  // for ShareGPT: fixed output length instead of the answer's
-  std::string dataset_path;       // empty: random
+  double range_ratio = 0;  // --random-range-ratio (random_dataset.h)
+  RangeStyle range_style = RangeStyle::kVllm;
+  int64_t prefix_len = 0;   // --random-prefix-len
+  double burstiness = 1;    // open loop: gamma shape of the arrival gaps
+  int64_t num_warmups = 0;  // requests sent (and not counted) before the runs
+  TtftFrom ttft_from = TtftFrom::kFirstContent;
+  bool tokenize = true;             // count unreported output tokens with POST /tokenize
+  std::vector<double> percentiles = {90, 95, 99};  // --metric-percentiles (LatencyStats::selected)
+  bool output_len_given = false;    // for ShareGPT: fixed output length instead of the answer's
+  std::string dataset_path;         // empty: random
   uint64_t seed = 0;
   Slo slo;
   std::string slo_text;
@@ -58,6 +67,14 @@ struct BenchHooks {
 // Errors: kInvalid for options or a dataset that cannot be used, kIo when the server cannot be
 // asked for its model. Request failures are not errors: they are counted in the runs.
 Result<ServeMeasurement> RunServeBench(const BenchOptions& options, const BenchHooks& hooks);
+
+// Counts the output tokens of completed requests the server gave no usage for, with the server's
+// tokenizer endpoint on their generated text (POST /tokenize: vLLM, SGLang, llama.cpp, TGI;
+// then /v1/tokenize, SGLang's OpenAI-style route). Stops asking at the first request the server
+// cannot count (no such endpoint) and says why in the returned note; "" when every request was
+// counted or none needed it.
+std::string CountWithServerTokenizer(const BenchOptions& o, const std::string& model,
+                                     std::vector<RequestResult>* results);
 
 // Requests per run when --num-prompts is not given.
 int64_t DefaultNumPrompts(int64_t concurrency, double rate);

@@ -211,8 +211,9 @@ TEST_P(ServeBenchStandin, ClosedLoopSweepOnCompletions) {
       EXPECT_TRUE(r.failures.empty());
       EXPECT_EQ(r.output_tokens, 10 * n);
       EXPECT_EQ(r.output_tokens_from, "usage");
-      EXPECT_EQ(r.input_tokens, 20 * n);  // the server counted the 20 words of each prompt
-      EXPECT_EQ(r.input_tokens_from, "usage");
+      EXPECT_EQ(r.input_tokens, 20 * n);  // the dataset's 20 words of each prompt
+      EXPECT_EQ(r.input_tokens_from, "dataset");
+      EXPECT_EQ(*r.input_tokens_server, 20 * n);  // and the server counted the same
       why += TimingMismatch(r, server, i);
       EXPECT_NEAR(r.output_tokens_per_s, 10.0 * static_cast<double>(n) / r.duration_s, 1e-6);
     }
@@ -228,6 +229,30 @@ TEST_P(ServeBenchStandin, ClosedLoopSweepOnCompletions) {
     EXPECT_EQ(body["stream_options"]["include_usage"], true);
     return why;
   });
+}
+
+TEST_P(ServeBenchStandin, ChatTtftFromFirstChunkCountsTheEarlyRoleChunk) {
+  // The stand-in sends the role-only chunk as soon as it reads the request and the first content
+  // 30 ms later: vLLM's definition (first-chunk) starts TTFT at the role chunk and adds it as a
+  // chunk; dossier's and SGLang's (first-content) at the content.
+  StandinServer server(Cfg(30, 2));
+  Started(server);
+  BenchOptions o = Options(server, {2}, 4, 5);
+  o.api = Api::kChat;
+  o.percentiles = {99};
+  ServeMeasurement content = Bench(o);
+  o.ttft_from = TtftFrom::kFirstChunk;
+  ServeMeasurement chunk = Bench(o);
+  ASSERT_EQ(content.runs.size(), 1u);
+  ASSERT_EQ(chunk.runs.size(), 1u);
+  EXPECT_EQ(content.runs[0].ttft_from, "first-content");
+  EXPECT_EQ(chunk.runs[0].ttft_from, "first-chunk");
+  EXPECT_GE(*content.runs[0].ttft_ms.median, 30.0);  // no earlier than the server's content
+  EXPECT_LT(*chunk.runs[0].ttft_ms.median, *content.runs[0].ttft_ms.median);
+  // 5 content chunks + the role chunk: 5 gaps per request in first-chunk mode, 4 otherwise.
+  ASSERT_EQ(g_outcomes.size(), 1u);
+  for (const RequestResult& r : g_outcomes[0].results) EXPECT_EQ(r.token_ns.size(), 6u);
+  EXPECT_EQ(chunk.runs[0].output_tokens, 20);  // the usage count does not change
 }
 
 TEST_P(ServeBenchStandin, ChatEndpointSkipsTheRoleChunk) {
@@ -391,16 +416,23 @@ TEST_P(ServeBenchStandin, EveryFaultIsCountedWithItsReasonAndTheRunGoesOn) {
   }
 }
 
-TEST_P(ServeBenchStandin, MissingUsageCountsChunks) {
-  StandinServer server(Cfg(5, 1, Fault::kNoUsage));
+TEST_P(ServeBenchStandin, MissingUsageAndNoTokenizerCountsChunksAndGivesNoTpot) {
+  StandinConfig cfg = Cfg(5, 1, Fault::kNoUsage);
+  cfg.tokenize_endpoint = false;
+  StandinServer server(cfg);
   Started(server);
   ServeMeasurement m = Bench(Options(server, {2}, 4, 7));
   const ServeRun& r = m.runs[0];
   EXPECT_EQ(r.completed, 4);
   EXPECT_EQ(r.output_tokens, 28);
   EXPECT_EQ(r.output_tokens_from, "chunks");
+  EXPECT_FALSE(r.tpot_ms.mean.known());  // chunks are not tokens
+  EXPECT_NE(r.tpot_ms.mean.unknown.find("chunks (not tokens)"), std::string::npos);
   EXPECT_EQ(r.input_tokens, 80);  // the dataset's count: 20 words each
   EXPECT_EQ(r.input_tokens_from, "dataset");
+  EXPECT_FALSE(r.input_tokens_server.known());
+  std::string text = RenderResultBlocks(m);
+  EXPECT_NE(text.find("Total generated chunks (not tokens):     28"), std::string::npos) << text;
 }
 
 TEST_P(ServeBenchStandin, ConnectionRefused) {
@@ -507,14 +539,39 @@ TEST_P(ServeBenchStandin, ResultBlockLooksLikeVllm) {
   Started(server);
   ServeMeasurement m = Bench(Options(server, {1}, 2, 3));
   std::string text = RenderResultBlocks(m);
-  for (const char* line :
-       {"============ Serving Benchmark Result ============\n",
-        "Successful requests:                     1", "Failed requests:                         1",
-        "Concurrency:                             1",
-        "---------------Time to First Token----------------\n",
-        "Median TTFT (ms):", "P99 ITL (ms):", "Mean TPOT (ms):", "Max E2E Latency (ms):",
-        "Total generated tokens:                  3 (server usage)", "       1  HTTP 500: "}) {
-    EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
+  // vLLM's labels in vLLM's order, each number alone after its label.
+  size_t at = 0;
+  for (const char* line : {"============ Serving Benchmark Result ============\n",
+                           "Successful requests:                     1 ",
+                           "Failed requests:                         1 ",
+                           "Maximum request concurrency:             1 ",
+                           "Benchmark duration (s):",
+                           "Total input tokens:                      20 ",
+                           "Total generated tokens:                  3 ",
+                           "Request throughput (req/s):",
+                           "Output token throughput (tok/s):",
+                           "Peak output token throughput (tok/s):",
+                           "Peak concurrent requests:                1.00 ",
+                           "Total token throughput (tok/s):",
+                           "---------------Time to First Token----------------\n",
+                           "Mean TTFT (ms):",
+                           "Median TTFT (ms):",
+                           "Std TTFT (ms):",
+                           "P90 TTFT (ms):",
+                           "P95 TTFT (ms):",
+                           "P99 TTFT (ms):",
+                           "-----Time per Output Token (excl. 1st token)------\n",
+                           "Mean TPOT (ms):",
+                           "---------------Inter-token Latency----------------\n",
+                           "P99 ITL (ms):",
+                           "----------------End-to-end Latency----------------\n",
+                           "Mean E2EL (ms):",
+                           "Concurrency:",
+                           "Output tokens counted by:                usage",
+                           "       1  HTTP 500: "}) {
+    size_t found = text.find(line, at);
+    EXPECT_NE(found, std::string::npos) << line << "\n" << text;
+    if (found != std::string::npos) at = found;
   }
 }
 

@@ -95,5 +95,8 @@ int64_t RaiseFileLimit(int64_t need);
 
 // One blocking GET (for /v1/models), bounded by timeout_s. Returns the body of a 200 answer.
 Result<std::string> HttpGet(const std::string& url, const std::string& api_key, double timeout_s);
+// POST a JSON body; the answer's body when the status is 200, else an error with the status.
+Result<std::string> HttpPost(const std::string& url, const std::string& api_key,
+                             const std::string& json_body, double timeout_s);
 
 }  // namespace dossier::serve
