@@ -53,5 +53,6 @@ std::optional<Finding> RuleVmLegacyChipset(const RuleContext& ctx);           //
 std::optional<Finding> RuleNumaGpuAffinityUnknown(const RuleContext& ctx);    // numa.cc
 std::optional<Finding> RuleBuildCudaArchMismatch(const RuleContext& ctx);     // build.cc
 std::optional<Finding> RuleGpuP2pNotOk(const RuleContext& ctx);               // gpu.cc
+std::optional<Finding> RuleNcclP2pFallback(const RuleContext& ctx);           // nccl.cc
 
 }  // namespace dossier

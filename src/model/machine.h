@@ -7,6 +7,7 @@
 
 #include "model/fact.h"
 #include "model/gpu.h"
+#include "model/nccl.h"
 #include "model/nvml.h"
 #include "model/pci.h"
 #include "model/software.h"
@@ -33,6 +34,7 @@ struct Machine {
   SoftwareInfo software;
   std::vector<Server> servers;
   NvmlInfo nvml;
+  NcclInfo nccl;  // imported NCCL logs only
 
   template <class V>
   void visit(V& v) {
@@ -54,6 +56,7 @@ struct Machine {
     v("software", software);
     v("servers", servers);
     v("nvml", nvml);
+    v("nccl", nccl);
   }
 
   const PciDevice* FindPci(const std::string& address) const {
