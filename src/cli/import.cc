@@ -4,7 +4,9 @@
 // input is exit 2 with the file and line, and no record is written. Then one record of kind
 // "import" (the facts, what each line range was read as, the original texts) and, for pasted
 // measurements, records of kind p2p / serve-bench in the form dossier's own measurements take.
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "analyze/analysis.h"

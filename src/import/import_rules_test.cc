@@ -62,12 +62,11 @@ TEST(ImportRules, AcsRedirectInAPastedGrepSaysWhichLines) {
 }
 
 TEST(ImportRules, TopoP2pNsRaisesP2pNotOk) {
-  View v = BuildView(
-      RecordsOf({{"$ nvidia-smi topo -p2p p\n" +
-                      SampleBody("topo_p2p/autodl-container-2x-2080ti-p2p-p-ns.txt"),
-                  ""}},
-                "box"),
-      Notes{}, {});
+  View v = BuildView(RecordsOf({{"$ nvidia-smi topo -p2p p\n" +
+                                     SampleBody("topo_p2p/autodl-container-2x-2080ti-p2p-p-ns.txt"),
+                                 ""}},
+                               "box"),
+                     Notes{}, {});
   const Finding* f = FindingOf(Analyze(v), "box", "gpu.p2p-not-ok");
   ASSERT_NE(f, nullptr);
   EXPECT_NE(f->title.find("NS"), std::string::npos);
@@ -89,8 +88,8 @@ TEST(ImportRules, NcclShmFallbackExplainedByTheDriverStatus) {
   ASSERT_NE(f, nullptr);
   EXPECT_NE(f->explanation.find("not in the dossier"), std::string::npos);
   // With the driver's P2P status imported too, it says why.
-  std::string p2p = "$ nvidia-smi topo -p2p r\n" +
-                    SampleBody("topo_p2p/autodl-container-2x-2080ti-p2p-p-ns.txt");
+  std::string p2p =
+      "$ nvidia-smi topo -p2p r\n" + SampleBody("topo_p2p/autodl-container-2x-2080ti-p2p-p-ns.txt");
   Analysis both = Analyze(BuildView(RecordsOf({{nccl, ""}, {p2p, ""}}, "n"), Notes{}, {}));
   f = FindingOf(both, "n", "nccl.p2p-fallback");
   ASSERT_NE(f, nullptr);
@@ -99,10 +98,10 @@ TEST(ImportRules, NcclShmFallbackExplainedByTheDriverStatus) {
 
 TEST(ImportView, ImportedMeasurementsAreMeasurements) {
   View v = BuildView(
-      RecordsOf({{SampleBody("p2p_bandwidth_latency/stelline-puget-wrx90-2x-rtx6000ada-p2p-ok.txt"),
-                  ""},
-                 {SampleBody("serving_bench/dennislee22-vllm-gptoss120b-4pods-1req.txt"), ""}},
-                "node"),
+      RecordsOf(
+          {{SampleBody("p2p_bandwidth_latency/stelline-puget-wrx90-2x-rtx6000ada-p2p-ok.txt"), ""},
+           {SampleBody("serving_bench/dennislee22-vllm-gptoss120b-4pods-1req.txt"), ""}},
+          "node"),
       Notes{}, {});
   const MachineView* mv = v.Find("node");
   ASSERT_NE(mv, nullptr);
@@ -114,10 +113,12 @@ TEST(ImportView, ImportedMeasurementsAreMeasurements) {
 }
 
 TEST(ImportView, NewerImportSupersedesAndTheDisagreementIsKept) {
-  std::string old_groups = "IOMMU group 44 f1:00.0 VGA compatible controller [0300]: NVIDIA "
-                           "Corporation GB202GL [10de:2bb1] (rev a1)\n";
-  std::string new_groups = "IOMMU group 36 f1:00.0 VGA compatible controller [0300]: NVIDIA "
-                           "Corporation GB202GL [10de:2bb1] (rev a1)\n";
+  std::string old_groups =
+      "IOMMU group 44 f1:00.0 VGA compatible controller [0300]: NVIDIA "
+      "Corporation GB202GL [10de:2bb1] (rev a1)\n";
+  std::string new_groups =
+      "IOMMU group 36 f1:00.0 VGA compatible controller [0300]: NVIDIA "
+      "Corporation GB202GL [10de:2bb1] (rev a1)\n";
   View v = BuildView(RecordsOf({{old_groups, ""}, {new_groups, ""}}, "host"), Notes{}, {});
   const MachineView* mv = v.Find("host");
   ASSERT_NE(mv, nullptr);

@@ -74,7 +74,7 @@ Importer ProcCmdlineImporter();   // proc_cmdline.cc
 Importer KernelLogImporter();     // kernel_log.cc
 Importer P2pBandwidthImporter();  // p2p_bandwidth.cc
 Importer ServeBenchImporter();    // serve_bench.cc
-Importer NcclLogImporter();    // nccl_log.cc
+Importer NcclLogImporter();       // nccl_log.cc
 Importer CollectJsonImporter();   // collect_json.cc
 
 }  // namespace dossier::import

@@ -5,6 +5,8 @@
 //  - `find /sys/kernel/iommu_groups/ -type l`: "/sys/kernel/iommu_groups/12/devices/0000:01:00.0".
 // Facts: iommu.groups[] (id, devices), iommu.enabled, and pci.devices[] with iommu_group and what
 // the lspci text says of each device.
+#include <algorithm>
+
 #include "import/import_text.h"
 #include "util/text.h"
 

@@ -3,7 +3,9 @@
 // 41, and devices on one bus sit in one column under each other ("+-", "|", "\-"). Facts:
 // pci.devices[] with parent (the bridge above), root_complex ("pci0000:40") and, with -v, the
 // name (with -nn the ids too).
+#include <cctype>
 #include <map>
+#include <optional>
 
 #include "import/import_text.h"
 #include "util/text.h"
@@ -74,7 +76,6 @@ Status TreeParse(const Lines& lines, const ImportSource& src, Imported* out) {
         } else if (in.size() >= 2 && Hex(in[0]) && Hex(in[1])) {  // "41" or "41-43"
           b.bus = ToLower(in.substr(0, 2));
           b.bridge = last_dev;
-          BusRef parent_bus;
           if (!last_dev.empty()) {
             b.domain = last_dev.substr(0, 4);
             PciDevice& br = DeviceAt(&out->machine, last_dev);

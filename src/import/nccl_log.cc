@@ -49,7 +49,8 @@ Status NcclParse(const Lines& lines, const ImportSource& src, Imported* out) {
   static const std::regex kDriver(R"(cudaDriverVersion ([0-9]+))");
   static const std::regex kRank(
       R"(rank (\d+) nranks (\d+) cudaDev (\d+)(?: nvmlDev \d+)? busId ([0-9a-fA-F]+))");
-  static const std::regex kChannel(R"(Channel (\d+)(?:/\d+)? : (\d+)\[\d+\] -> (\d+)\[\d+\] (?:\[\w+\] )?via (\S+))");
+  static const std::regex kChannel(
+      R"(Channel (\d+)(?:/\d+)? : (\d+)\[\d+\] -> (\d+)\[\d+\] (?:\[\w+\] )?via (\S+))");
   size_t seen = 0;
   for (const auto& l : lines) {
     if (!NcclLine(l.text)) continue;
@@ -63,7 +64,7 @@ Status NcclParse(const Lines& lines, const ImportSource& src, Imported* out) {
     } else if (std::regex_search(t, m, kDriver)) {
       n.cuda_driver.Set(m[1].str(), at), ++out->facts;
     } else if (std::regex_search(t, m, kRank)) {
-      int64_t rank = std::stoll(m[1].str());
+      int64_t rank = ParseInt(m[1].str()).value_or(-1);
       NcclRank* r = nullptr;
       for (auto& x : n.ranks)
         if (x.rank == rank) r = &x;
@@ -72,15 +73,15 @@ Status NcclParse(const Lines& lines, const ImportSource& src, Imported* out) {
         r = &n.ranks.back();
         r->rank = rank;
       }
-      r->nranks.Set(std::stoll(m[2].str()), at);
-      r->cuda_device.Set(std::stoll(m[3].str()), at);
+      if (auto v = ParseInt(m[2].str())) r->nranks.Set(*v, at);
+      if (auto v = ParseInt(m[3].str())) r->cuda_device.Set(*v, at);
       if (auto b = BusId(m[4].str()); !b.empty()) r->bus_id.Set(b, at);
       out->facts += 3;
     } else if (std::regex_search(t, m, kChannel)) {
       NcclConnection c;
-      c.channel = std::stoll(m[1].str());
-      c.from_rank = std::stoll(m[2].str());
-      c.to_rank = std::stoll(m[3].str());
+      c.channel = ParseInt(m[1].str()).value_or(-1);
+      c.from_rank = ParseInt(m[2].str()).value_or(-1);
+      c.to_rank = ParseInt(m[3].str()).value_or(-1);
       c.transport = m[4].str();
       c.line = at;
       if (n.connections.size() < 4096) n.connections.push_back(std::move(c)), ++out->facts;

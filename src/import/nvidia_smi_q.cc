@@ -4,6 +4,7 @@
 // gpu_count, and nvml.gpus[] (bus id, name, UUID, serial, PCIe generation and width current and
 // max, memory and BAR1 size, persistence, ECC, MIG) — what the probe reads through NVML on a
 // machine dossier runs on.
+#include <algorithm>
 #include <map>
 
 #include "import/import_text.h"

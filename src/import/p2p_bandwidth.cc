@@ -5,6 +5,7 @@
 // ordered pair and mode (uni-staged, uni-p2p, bi-staged, bi-p2p, latency-staged, latency-p2p).
 // The sample copies 10,000,000 ints (40,000,000 bytes) per bandwidth run (its source says so; the
 // output does not). The diagonal (a GPU's copy to itself) is not a pair and is left out.
+#include <cstdio>
 #include <map>
 #include <set>
 

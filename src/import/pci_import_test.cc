@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <tuple>
 
 #include "import/import_test_util.h"
 
@@ -127,7 +128,9 @@ TEST(ImportIommu, OneLinePerDeviceAfterTheCmdline) {
   EXPECT_EQ(Dev(m, "0000:01:00.1")->iommu_group.value_or(-1), 2);
   EXPECT_EQ(Dev(m, "0000:00:01.0")->iommu_group.value_or(-1), 2);
   for (const auto& grp : m.iommu.groups)
-    if (grp.id == 2) EXPECT_EQ(grp.devices.size(), 3u);
+    if (grp.id == 2) {
+      EXPECT_EQ(grp.devices.size(), 3u);
+    }
   // The groups are sorted by number, not as `ls` listed them.
   EXPECT_EQ(m.iommu.groups.front().id, 0);
   EXPECT_EQ(m.iommu.groups.back().id, 14);

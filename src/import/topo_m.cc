@@ -7,6 +7,7 @@
 // Pasting damage read through: a header indented or glued to a prompt, tabs or spaces, ANSI
 // underline on the header, a row hard-wrapped onto the next line, rows cut off (kept up to the
 // last complete one, and said).
+#include <algorithm>
 #include <map>
 
 #include "import/import_text.h"

@@ -1,5 +1,6 @@
 #include "view/imports.h"
 
+#include <algorithm>
 #include <map>
 #include <typeinfo>
 
@@ -95,6 +96,19 @@ void OverlayImport(Machine* base, const Machine& imported, const std::string& ba
   AppendMissing(
       &base->pci.acs_lines, imported.pci.acs_lines, [](const PciAcsLine& l) { return l.line; },
       why);
+  // IOMMU groups: a newer listing (often a grep of a few devices) moves the devices it names
+  // into its groups; the groups it does not mention stay as they were.
+  if (side.newer) {
+    for (const auto& ig : imported.iommu.groups) {
+      for (auto& g : base->iommu.groups) {
+        if (g.id == ig.id) continue;
+        std::erase_if(g.devices, [&](const std::string& a) {
+          return std::find(ig.devices.begin(), ig.devices.end(), a) != ig.devices.end();
+        });
+      }
+    }
+    std::erase_if(base->iommu.groups, [](const IommuGroup& g) { return g.devices.empty(); });
+  }
   AppendMissing(
       &base->iommu.groups, imported.iommu.groups, [](const IommuGroup& g) { return g.id; }, why);
   AppendMissing(

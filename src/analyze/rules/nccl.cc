@@ -20,8 +20,9 @@ std::optional<Finding> RuleNcclP2pFallback(const RuleContext& ctx) {
 
   Finding f;
   f.title = "NCCL did not use P2P between GPUs of this machine" +
-            std::string(shm.empty() ? "" : " (" + std::to_string(shm.size()) +
-                                               " channel connection(s) over SHM)");
+            std::string(shm.empty() ? ""
+                                    : " (" + std::to_string(shm.size()) +
+                                          " channel connection(s) over SHM)");
   for (size_t i = 0; i < n.p2p_refused.size() && i < 4; ++i)
     f.evidence.push_back(Ev("NCCL / server log", n.p2p_refused[i].message, n.p2p_refused[i].line));
   for (size_t i = 0; i < shm.size() && i < 4; ++i)
@@ -33,27 +34,31 @@ std::optional<Finding> RuleNcclP2pFallback(const RuleContext& ctx) {
   std::vector<std::string> why;
   P2pStatusView st = P2pStatusOf(m);
   const auto& ps = m.topology.p2p_status;
-  const CodeMatrix* status = st.read ? st.read : !ps.unstated.empty() ? &ps.unstated
-                                                 : !ps.pci.empty()    ? &ps.pci
-                                                                      : nullptr;
+  const CodeMatrix* status = st.read                ? st.read
+                             : !ps.unstated.empty() ? &ps.unstated
+                             : !ps.pci.empty()      ? &ps.pci
+                                                    : nullptr;
   if (status) {
     std::set<std::string> codes;
     for (size_t i = 0; i < status->size(); ++i)
       for (size_t j = 0; j < (*status)[i].size(); ++j)
-        if (i != j && (*status)[i][j] != "OK" && (*status)[i][j] != "X") codes.insert((*status)[i][j]);
+        if (i != j && (*status)[i][j] != "OK" && (*status)[i][j] != "X")
+          codes.insert((*status)[i][j]);
     if (!codes.empty()) {
       std::string list;
       for (const auto& c : codes) list += (list.empty() ? "" : ", ") + c;
       why.push_back("the NVIDIA driver reports P2P " + list +
                     " for these GPUs (see gpu.p2p-not-ok): NCCL uses P2P only where the driver "
                     "says OK");
-      f.evidence.push_back(Ev("driver P2P status", list, st.read ? st.source : "imported topo -p2p"));
+      f.evidence.push_back(
+          Ev("driver P2P status", list, st.read ? st.source : "imported topo -p2p"));
     }
   }
   if (IsGuest(m)) {
-    why.push_back("this is a virtual machine: each passed-through GPU sits behind its own virtual "
-                  "root port and the hypervisor does not advertise a P2P path (see "
-                  "p2p.vm-isolated)");
+    why.push_back(
+        "this is a virtual machine: each passed-through GPU sits behind its own virtual "
+        "root port and the hypervisor does not advertise a P2P path (see "
+        "p2p.vm-isolated)");
     f.evidence.push_back(Ev("virtualization guest", m.virtualization.guest));
   }
   std::set<std::string> roots;
@@ -66,8 +71,8 @@ std::optional<Finding> RuleNcclP2pFallback(const RuleContext& ctx) {
     why.push_back("the ranks' GPUs sit under " + std::to_string(roots.size()) +
                   " different root complexes: P2P between them rides the CPU fabric, which "
                   "the driver may not allow");
-    f.evidence.push_back(Ev("root complexes of the ranks' GPUs", std::to_string(roots.size()),
-                            "PCI walk"));
+    f.evidence.push_back(
+        Ev("root complexes of the ranks' GPUs", std::to_string(roots.size()), "PCI walk"));
   }
   bool acs = false;
   for (const auto& l : m.pci.acs_lines)
@@ -80,13 +85,14 @@ std::optional<Finding> RuleNcclP2pFallback(const RuleContext& ctx) {
         "access between two GPUs. Why it refused is not in the dossier: import the machine's "
         "`nvidia-smi topo -p2p r` and `nvidia-smi topo -m` (or collect it) to find out.";
   } else {
-    f.explanation = "NCCL falls back to shared memory through the host when the CUDA driver "
-                    "refuses peer access between two GPUs. Here: ";
+    f.explanation =
+        "NCCL falls back to shared memory through the host when the CUDA driver "
+        "refuses peer access between two GPUs. Here: ";
     for (size_t i = 0; i < why.size(); ++i) f.explanation += (i ? "; " : "") + why[i];
     f.explanation += ".";
   }
-  f.actions.push_back({"See what the driver says for each pair",
-                       "nvidia-smi topo -p2p r; nvidia-smi topo -m"});
+  f.actions.push_back(
+      {"See what the driver says for each pair", "nvidia-smi topo -p2p r; nvidia-smi topo -m"});
   f.actions.push_back({"Measure what the pairs really do, bytes checked", "dossier p2p"});
   f.not_helping = {
       "NCCL_P2P_LEVEL=SYS or NCCL_P2P_DISABLE=0: NCCL still needs the driver to grant peer "
