@@ -80,7 +80,10 @@ TEST(ImportCli, StoresOneImportRecordWithTheOriginalText) {
     EXPECT_EQ(doc["kind"], "import");
     EXPECT_EQ(doc["machine"]["name"], "node7");
     EXPECT_EQ(doc["originals"][0]["text"], ReadWholeFile(f));
-    EXPECT_EQ(doc["files"][0]["parts"][0]["format"], "topo-m");
+    // The sample's header (lines 1-4) is listed as not recognised, then the matrix.
+    EXPECT_TRUE(doc["files"][0]["parts"][0]["format"].is_null());
+    EXPECT_EQ(doc["files"][0]["parts"][0]["last_line"], 4);
+    EXPECT_EQ(doc["files"][0]["parts"][1]["format"], "topo-m");
     EXPECT_EQ(doc["machine"]["topology"]["nvml_levels"][0][1], "PHB");
   }
   ProcessResult rep = Imp({"report", "--dossier", d, "--format", "json"});

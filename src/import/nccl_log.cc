@@ -4,7 +4,6 @@
 // id from "comm 0x… rank 0 nranks 2 cudaDev 0 … busId 1000"), nccl.connections[] ("Channel 00/0 :
 // 0[0] -> 1[1] via P2P/IPC/read"), nccl.p2p_refused[] ("Could not enable P2P between dev 1(=81000)
 // and dev 0(=1000)", and the server's P2P refusals).
-#include <cstdio>
 #include <regex>
 
 #include "import/import_text.h"
@@ -31,15 +30,16 @@ int NcclDetect(const Lines& lines) {
   return 0;
 }
 
-// NCCL's busId is hex without separators: "1000" = 0000:01:00.0, "81000" = 0000:81:00.0.
+// NCCL's busId is the bus id's hex digits run together without separators, leading zeros
+// dropped: "1000" = 0000:01:00.0, "81000" = 0000:81:00.0, "10000e1000" = 0001:e1:00.0.
 std::string BusId(const std::string& hex) {
-  auto v = ParseUint(hex, 16);
-  if (!v) return {};
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%04x:%02x:%02x.%x", static_cast<unsigned>((*v >> 16) & 0xffff),
-                static_cast<unsigned>((*v >> 8) & 0xff), static_cast<unsigned>((*v >> 3) & 0x1f),
-                static_cast<unsigned>(*v & 0x7));
-  return buf;
+  if (hex.empty() || hex.size() > 12) return {};
+  std::string d = std::string(hex.size() < 9 ? 9 - hex.size() : 0, '0') + ToLower(hex);
+  size_t n = d.size();
+  std::string addr = d.substr(0, n - 5) + ":" + d.substr(n - 5, 2) + ":" + d.substr(n - 3, 2) +
+                     "." + d.substr(n - 1);
+  auto norm = NormalizePciAddress(addr);
+  return norm ? *norm : std::string();
 }
 
 Status NcclParse(const Lines& lines, const ImportSource& src, Imported* out) {

@@ -91,7 +91,7 @@ TEST(ImportTopoM, PastingDamage) {
   EXPECT_EQ(r.imported.machine.topology.nvml_levels[0][1], "PHB");
   EXPECT_EQ(r.imported.machine.gpus[1].cpu_affinity.value_or(""), "0-23");
   // Cut off inside the second GPU row: what is complete is kept, and where it stopped is said.
-  std::string cut = body.substr(0, body.find("GPU1\t") + 10);
+  std::string cut = body.substr(0, body.find("\nGPU1 ") + 14);  // "GPU1    PHB  "
   auto c = ImportString(cut);
   ASSERT_EQ(Formats(c), std::vector<std::string>{"topo-m"});
   EXPECT_EQ(c.imported.machine.topology.nvml_levels.size(), 1u);

@@ -4,6 +4,7 @@
 
 #include "measure/p2p/record.h"
 #include "measure/serve/serve_records.h"
+#include "model/fact_paths.h"
 #include "model/json_io.h"
 #include "store/notes_file.h"
 #include "view/history.h"
@@ -57,10 +58,22 @@ void MachinesFromRecords(const std::vector<Record>& records, View* view) {
       std::string why = "imported " + r->time + ", before the collect of " +
                         (c ? c->time : std::string()) + ", which did not see it";
       if (base_label.empty()) base_label = side.label;
-      OverlayImport(&mv.machine, im, base_label, side, why, &mv.disagreements);
+      if (!c && mv.imports.empty()) {
+        mv.machine = std::move(im);  // the first import of a machine known only from imports
+      } else {
+        OverlayImport(&mv.machine, im, base_label, side, why, &mv.disagreements);
+      }
       if (side.newer) base_label = side.label;
       if (!c) mv.record = info;  // a machine known only from imports: its newest one
       mv.imports.push_back(std::move(info));
+    }
+    if (!c) {
+      // Known only from pasted outputs: what they did not say was never captured.
+      WalkPaths(mv.machine, [](const std::string&, auto& leaf) {
+        if constexpr (IsFactType<std::remove_reference_t<decltype(leaf)>>::value) {
+          if (!leaf.known() && leaf.unknown.empty()) leaf.unknown = "not in the imported outputs";
+        }
+      });
     }
     mv.machine.name = name;
     mv.p2p = p2p::P2pFromRecords(records, name, &view->warnings);

@@ -134,6 +134,14 @@ void OverlayImport(Machine* base, const Machine& imported, const std::string& ba
   TakeMatrix(&t.p2p_status.atomics, it.p2p_status.atomics, side.newer);
   TakeMatrix(&t.p2p_status.pci, it.p2p_status.pci, side.newer);
   TakeMatrix(&t.p2p_status.unstated, it.p2p_status.unstated, side.newer);
+  // NCCL's view of a run: a newer log replaces the older one's ranks and connections.
+  auto& n = base->nccl;
+  const auto& in = imported.nccl;
+  if (!in.ranks.empty() && (n.ranks.empty() || side.newer)) n.ranks = in.ranks;
+  if (!in.connections.empty() && (n.connections.empty() || side.newer))
+    n.connections = in.connections;
+  if (!in.p2p_refused.empty() && (n.p2p_refused.empty() || side.newer))
+    n.p2p_refused = in.p2p_refused;
   if (imported.nvml.loaded && !base->nvml.loaded) {
     base->nvml.loaded = true;
     base->nvml.library = imported.nvml.library;

@@ -34,10 +34,10 @@ std::optional<Finding> RuleNcclP2pFallback(const RuleContext& ctx) {
   std::vector<std::string> why;
   P2pStatusView st = P2pStatusOf(m);
   const auto& ps = m.topology.p2p_status;
-  const CodeMatrix* status = st.read                ? st.read
-                             : !ps.unstated.empty() ? &ps.unstated
-                             : !ps.pci.empty()      ? &ps.pci
-                                                    : nullptr;
+  const CodeMatrix* status = st.read && !st.read->empty() ? st.read
+                             : !ps.unstated.empty()       ? &ps.unstated
+                             : !ps.pci.empty()            ? &ps.pci
+                                                          : nullptr;
   if (status) {
     std::set<std::string> codes;
     for (size_t i = 0; i < status->size(); ++i)
@@ -51,7 +51,8 @@ std::optional<Finding> RuleNcclP2pFallback(const RuleContext& ctx) {
                     " for these GPUs (see gpu.p2p-not-ok): NCCL uses P2P only where the driver "
                     "says OK");
       f.evidence.push_back(
-          Ev("driver P2P status", list, st.read ? st.source : "imported topo -p2p"));
+          Ev("driver P2P status", list,
+             status == st.read ? st.source : std::string("imported nvidia-smi topo -p2p")));
     }
   }
   if (IsGuest(m)) {
