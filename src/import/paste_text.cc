@@ -3,20 +3,10 @@
 #include <cstdio>
 
 #include "import/import_text.h"
+#include "util/utf8.h"
 
 namespace dossier::import {
 namespace {
-
-// Length of the valid UTF-8 sequence at s[i], 0 when the byte does not start one.
-size_t Utf8Len(std::string_view s, size_t i) {
-  unsigned char c = static_cast<unsigned char>(s[i]);
-  size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-  if (n == 0 || i + n > s.size()) return 0;
-  for (size_t k = 1; k < n; ++k)
-    if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return 0;
-  if (n == 2 && c < 0xC2) return 0;  // overlong
-  return n;
-}
 
 std::string Escaped(unsigned char c) {
   char buf[8];
@@ -53,19 +43,10 @@ std::string CleanLine(std::string_view line) {
       out += Escaped(u);  // stray control bytes stay visible, never raw
       continue;
     }
-    if (u >= 0x80) {
-      size_t n = Utf8Len(line, i);
-      if (n == 0) {
-        out += Escaped(u);
-        continue;
-      }
-      out.append(line.substr(i, n));
-      i += n - 1;
-      continue;
-    }
     out.push_back(c);
   }
   while (!out.empty() && (out.back() == ' ' || out.back() == '\t')) out.pop_back();
+  MakeValidUtf8InPlace(&out);  // the project's one door: invalid bytes become visible \xNN
   return out;
 }
 
@@ -76,7 +57,6 @@ Result<Paste> ReadPaste(std::string_view bytes, const std::string& file) {
         std::to_string(kMaxPasteBytes >> 20) + " MiB); pass only the outputs that matter");
   }
   Paste p;
-  p.text.reserve(bytes.size());
   size_t line_no = 1, line_start = 0, control = 0;
   for (size_t i = 0; i <= bytes.size(); ++i) {
     bool end = i == bytes.size();
@@ -99,7 +79,6 @@ Result<Paste> ReadPaste(std::string_view bytes, const std::string& file) {
         }
       }
       if (end) break;
-      p.text.push_back('\n');
       ++line_no;
       line_start = i + 1;
       continue;
@@ -118,14 +97,8 @@ Result<Paste> ReadPaste(std::string_view bytes, const std::string& file) {
                               "pasted text output");
       }
     }
-    size_t n = Utf8Len(bytes, i);
-    if (n == 0) {
-      p.text += Escaped(c);  // CleanLine escapes it the same way in the line
-      continue;
-    }
-    p.text.append(bytes.substr(i, n));
-    i += n - 1;
   }
+  p.text = MakeValidUtf8(bytes);  // kept as pasted; CleanLine escapes the same bytes the same way
   return p;
 }
 
