@@ -10,7 +10,7 @@ namespace {
 
 std::string Escaped(unsigned char c) {
   char buf[8];
-  std::snprintf(buf, sizeof buf, "\\x%02X", c);
+  std::snprintf(buf, sizeof buf, "\\x%02x", c);
   return buf;
 }
 

@@ -112,8 +112,8 @@ TEST(ImportHostile, RefusedWithTheLine) {
 TEST(ImportHostile, InvalidUtf8IsKeptVisiblyEscaped) {
   auto r = ImportString("BOOT_IMAGE=/vmlinuz root=/dev/sda1 \xff\xfe ro\n");
   EXPECT_EQ(r.imported.machine.kernel.cmdline.value_or(""),
-            "BOOT_IMAGE=/vmlinuz root=/dev/sda1 \\xFF\\xFE ro");
-  EXPECT_NE(r.files[0].text.find("\\xFF\\xFE"), std::string::npos);
+            "BOOT_IMAGE=/vmlinuz root=/dev/sda1 \\xff\\xfe ro");
+  EXPECT_NE(r.files[0].text.find("\\xff\\xfe"), std::string::npos);
 }
 
 }  // namespace
