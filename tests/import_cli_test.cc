@@ -43,6 +43,9 @@ size_t RecordCount(const std::string& dossier) {
 std::string ImportNormalize(std::string text, const std::string& dir) {
   for (size_t at; (at = text.find(dir)) != std::string::npos;)
     text.replace(at, dir.size(), "<dir>");
+  const std::string src = DOSSIER_SOURCE_DIR;  // the checkout's place differs in CI
+  for (size_t at; (at = text.find(src)) != std::string::npos;)
+    text.replace(at, src.size(), "<src>");
   static const std::regex kTime(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z)");
   return std::regex_replace(text, kTime, "<time>");
 }
