@@ -29,6 +29,7 @@ int RunP2p(const std::vector<std::string>& args);       // p2p.cc
 int RunNote(const std::vector<std::string>& args);      // note.cc
 int RunDiff(const std::vector<std::string>& args);      // diff.cc
 int RunGenerate(const std::vector<std::string>& args);  // generate.cc
+int RunImport(const std::vector<std::string>& args);    // import.cc
 
 int RunServeBench(const std::vector<std::string>& args);  // serve_bench.cc
 

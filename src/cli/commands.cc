@@ -4,6 +4,7 @@
 
 #include "analyze/rule.h"
 #include "cli/command.h"
+#include "import/importer.h"
 #include "probe/probe.h"
 #include "render/render.h"
 #include "util/utf8.h"
@@ -38,6 +39,8 @@ const std::vector<Command>& Commands() {
   static const std::vector<Command> kCommands = {
       {"collect", "probe this machine (or --root DIR) into the dossier, or print it (--format)",
        RunCollect},
+      {"import", "facts about a machine dossier cannot run on, from outputs a person pasted back",
+       RunImport},
       {"report", "render the dossier: the latest view of every machine (--format md|json)",
        RunReport},
       {"serve-bench",
@@ -70,7 +73,10 @@ int RunHelp(const std::vector<std::string>& args) {
     return kExitOk;
   }
   if (!args.empty() && args[0] == "formats") {
-    for (const auto& r : RendererTable()) std::printf("  %-8s %s\n", r.format, r.what);
+    std::printf("what dossier import reads (detected from the content; --as NAME forces one):\n");
+    for (const auto& i : import::ImporterTable()) std::printf("  %-22s %s\n", i.name, i.what);
+    std::printf("\nwhat report and collect write (--format NAME):\n");
+    for (const auto& r : RendererTable()) std::printf("  %-22s %s\n", r.format, r.what);
     return kExitOk;
   }
   std::printf(

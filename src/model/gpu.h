@@ -18,6 +18,7 @@ struct Gpu {
   Fact<std::string> compute_capability;  // "12.0"
   Fact<int64_t> numa_node;
   Fact<std::string> driver;
+  Fact<std::string> cpu_affinity;  // "0-31" as nvidia-smi topo -m gives it (imported)
   template <class V>
   void visit(V& v) {
     v("index", index);
@@ -27,6 +28,7 @@ struct Gpu {
     v("compute_capability", compute_capability);
     v("numa_node", numa_node);
     v("driver", driver);
+    v("cpu_affinity", cpu_affinity);
   }
 };
 
@@ -34,6 +36,8 @@ struct Gpu {
 // GNS, TNS, DR, NS or U as `nvidia-smi topo -p2p` prints them; "?" where the call failed.
 struct P2pStatusMatrices {
   std::vector<std::vector<std::string>> read, write, nvlink, atomics, pci;
+  // An imported `nvidia-smi topo -p2p` whose command line (so its capability) was not pasted.
+  std::vector<std::vector<std::string>> unstated;
   template <class V>
   void visit(V& v) {
     v("read", read);
@@ -41,6 +45,7 @@ struct P2pStatusMatrices {
     v("nvlink", nvlink);
     v("atomics", atomics);
     v("pci", pci);
+    v("unstated", unstated);
   }
 };
 
@@ -52,11 +57,18 @@ struct Topology {
   // joins the pair; "?" where the call failed.
   std::vector<std::vector<std::string>> nvml_levels;
   P2pStatusMatrices p2p_status;  // nvmlDeviceGetP2PStatus
+  // NICs as nvidia-smi topo -m lists them (imported): names (mlx5_0 from its NIC legend), the
+  // level from each GPU to each NIC, and between NICs.
+  std::vector<std::string> nics;
+  std::vector<std::vector<std::string>> gpu_nic_levels, nic_levels;
   template <class V>
   void visit(V& v) {
     v("gpu_levels", gpu_levels);
     v("nvml_levels", nvml_levels);
     v("p2p_status", p2p_status);
+    v("nics", nics);
+    v("gpu_nic_levels", gpu_nic_levels);
+    v("nic_levels", nic_levels);
   }
 };
 

@@ -7,6 +7,7 @@
 
 #include "model/fact.h"
 #include "model/gpu.h"
+#include "model/nccl.h"
 #include "model/hypervisor.h"
 #include "model/nvml.h"
 #include "model/pci.h"
@@ -35,6 +36,7 @@ struct Machine {
   SoftwareInfo software;
   std::vector<Server> servers;
   NvmlInfo nvml;
+  NcclInfo nccl;  // imported NCCL logs only
 
   template <class V>
   void visit(V& v) {
@@ -57,6 +59,7 @@ struct Machine {
     v("software", software);
     v("servers", servers);
     v("nvml", nvml);
+    v("nccl", nccl);
   }
 
   const PciDevice* FindPci(const std::string& address) const {

@@ -49,8 +49,14 @@ struct P2pMeasurement {
   std::vector<std::string> gpu_addresses;  // by CUDA ordinal
   std::vector<P2pResult> results;
   bool interrupted = false;  // Ctrl-C or --timeout cut it short; results are what was measured
+  // The program that measured when it was not dossier ("p2pBandwidthLatencyTest", "nvbandwidth")
+  // and the pasted file it was imported from; empty for dossier's own.
+  std::string tool;
+  std::string imported_from;
   template <class V>
   void visit(V& v) {
+    v("tool", tool);
+    v("imported_from", imported_from);
     v("time", time);
     v("boot_id", boot_id);
     v("gpu_addresses", gpu_addresses);
@@ -167,8 +173,12 @@ struct ServeMeasurement {
   std::string server_command;                       // its command line, secrets redacted
   std::vector<ServeRun> runs;
   bool interrupted = false;
+  std::string tool;           // "vllm bench serve", "sglang bench_serving" when imported
+  std::string imported_from;  // the pasted file it was imported from
   template <class V>
   void visit(V& v) {
+    v("tool", tool);
+    v("imported_from", imported_from);
     v("time", time);
     v("boot_id", boot_id);
     v("endpoint", endpoint);

@@ -123,15 +123,29 @@ struct PciDevice {
   }
 };
 
+// An ACS control line that names no device: a pasted `lspci -vvv | grep ACSCtl` keeps only the
+// lines. It still counts for the ACS verdict; `line` says where it was.
+struct PciAcsLine {
+  std::string line;  // "imported: FILE:LINE (lspci)"
+  Fact<std::vector<std::string>> control;
+  template <class V>
+  void visit(V& v) {
+    v("line", line);
+    v("control", control);
+  }
+};
+
 struct PciInfo {
   std::vector<PciDevice> devices;
   // How many functions /sys/bus/pci/devices listed; unknown when the directory was not read
   // (a capture without it), so an empty `devices` is not mistaken for "no PCI devices".
   Fact<int64_t> count;
+  std::vector<PciAcsLine> acs_lines;  // imported only
   template <class V>
   void visit(V& v) {
     v("devices", devices);
     v("count", count);
+    v("acs_lines", acs_lines);
   }
 };
 

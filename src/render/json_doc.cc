@@ -66,6 +66,20 @@ std::string RenderJson(const View& view, const Analysis& a) {
     m["changes_since_previous_boot"] =
         ma.changes.from.file.empty() ? nlohmann::json(nullptr) : PlainToJson(ma.changes);
     m["measurement_summary"] = Summary(mv);
+    // Present only for machines with `dossier import` records (docs/json.md).
+    if (!mv.imports.empty()) {
+      m["imports"] = nlohmann::json::array();
+      for (const auto& r : mv.imports) m["imports"].push_back({{"file", r.file}, {"time", r.time}});
+      m["disagreements"] = nlohmann::json::array();
+      for (const auto& x : mv.disagreements)
+        m["disagreements"].push_back({{"path", x.path},
+                                      {"used", x.kept},
+                                      {"used_from", x.kept_source},
+                                      {"used_record", x.kept_record},
+                                      {"other", x.other},
+                                      {"other_from", x.other_source},
+                                      {"other_record", x.other_record}});
+    }
     doc["machines"].push_back(std::move(m));
   }
   doc["accomplished"] = PlainArray(a.plan.accomplished);

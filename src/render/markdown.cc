@@ -50,6 +50,7 @@ void MdDiscoveries(const View& view, const Analysis& a, std::string* out) {
       *out += "\n";
     }
     MdStatedFacts(view, mv, out);
+    MdImports(mv, out);
     if (const MachineDiff& changes = a.Of(mv).changes; !changes.from.file.empty()) {
       *out += "#### Changes since the previous boot\n\n";
       MdChanges(changes, out);

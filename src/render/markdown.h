@@ -58,6 +58,8 @@ void MdFiles(const View& view, const Analysis& a, std::string* out);         // 
 // previous boot.
 void MdStatedFacts(const View& view, const MachineView& mv, std::string* out);  // md_report.cc
 void MdStatedFactsElsewhere(const View& view, std::string* out);                // md_report.cc
+// The imports folded into a machine and the facts they disagree on; nothing when there are none.
+void MdImports(const MachineView& mv, std::string* out);  // md_imports.cc
 void MdChanges(const MachineDiff& d, std::string* out);                         // md_changes.cc
 
 }  // namespace dossier

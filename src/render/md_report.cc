@@ -61,7 +61,8 @@ void MdInstructions(const View& view, const Analysis&, std::string* out) {
   }
   for (const auto& mv : view.machines) {
     if (listed.count(mv.machine.name)) continue;
-    t.Row({md::Code(mv.machine.name), RoleOf(mv), "collected",
+    t.Row({md::Code(mv.machine.name), RoleOf(mv),
+           mv.record.kind == "import" ? "no: imported from pasted outputs" : "collected",
            "no instructions in the notes (`dossier note machine " + mv.machine.name +
                " --instructions \"…\"`)",
            md::Code(mv.record.file)});

@@ -4,35 +4,78 @@
 
 #include "measure/p2p/record.h"
 #include "measure/serve/serve_records.h"
+#include "model/fact_paths.h"
 #include "model/json_io.h"
 #include "store/notes_file.h"
 #include "view/history.h"
+#include "view/imports.h"
 
 namespace dossier {
 namespace {
 
-// The latest collect of every machine, with its measurements, in the order machines appeared.
+// The latest collect of every machine, with its measurements, in the order machines appeared;
+// imports of the machine folded in (view/imports.h). A machine known only from imports is built
+// from them alone.
 void MachinesFromRecords(const std::vector<Record>& records, View* view) {
   std::vector<std::string> order;
   std::map<std::string, const Record*> latest;
+  std::map<std::string, std::vector<const Record*>> imports;
   for (const auto& r : records) {
-    if (r.kind != "collect") continue;
+    if (r.kind != "collect" && r.kind != "import") continue;
     auto m = r.doc.find("machine");
     if (m == r.doc.end() || !m->is_object()) {
-      view->warnings.push_back(r.file + ": collect record without a machine object; skipped");
+      view->warnings.push_back(r.file + ": " + r.kind +
+                               " record without a machine object; skipped");
       continue;
     }
-    if (!latest.count(r.machine)) order.push_back(r.machine);
-    latest[r.machine] = &r;  // records are in write order: the last one wins
+    if (!latest.count(r.machine) && !imports.count(r.machine)) order.push_back(r.machine);
+    if (r.kind == "collect") {
+      latest[r.machine] = &r;  // records are in write order: the last one wins
+    } else {
+      imports[r.machine].push_back(&r);
+    }
   }
   auto serve = serve::ServeMeasurementsByMachine(records, &view->warnings);
   for (const auto& name : order) {
-    const Record& r = *latest[name];
     MachineView mv;
-    std::vector<std::string> w;
-    mv.machine = MachineFromJson(r.doc["machine"], &w);
-    for (auto& s : w) view->warnings.push_back(r.file + ": " + s);
-    mv.record = {r.file, r.kind, r.time, r.doc.value("tool", "")};
+    const Record* c = latest.count(name) ? latest[name] : nullptr;
+    std::string base_label;
+    if (c) {
+      std::vector<std::string> w;
+      mv.machine = MachineFromJson(c->doc["machine"], &w);
+      for (auto& s : w) view->warnings.push_back(c->file + ": " + s);
+      mv.record = {c->file, c->kind, c->time, c->doc.value("tool", "")};
+      base_label = "collect " + c->time;
+    } else {
+      mv.machine.name = name;
+    }
+    for (const Record* r : imports[name]) {
+      std::vector<std::string> w;
+      Machine im = MachineFromJson(r->doc["machine"], &w);
+      for (auto& s : w) view->warnings.push_back(r->file + ": " + s);
+      RecordInfo info{r->file, r->kind, r->time, r->doc.value("tool", "")};
+      OverlaySide side{"import " + r->time, !c || r > c};
+      std::string why = "imported " + r->time + ", before the collect of " +
+                        (c ? c->time : std::string()) + ", which did not see it";
+      if (base_label.empty()) base_label = side.label;
+      if (!c && mv.imports.empty()) {
+        mv.machine = std::move(im);  // the first import of a machine known only from imports
+      } else {
+        OverlayImport(&mv.machine, im, base_label, side, why, &mv.disagreements);
+      }
+      if (side.newer) base_label = side.label;
+      if (!c) mv.record = info;  // a machine known only from imports: its newest one
+      mv.imports.push_back(std::move(info));
+    }
+    if (!c) {
+      // Known only from pasted outputs: what they did not say was never captured.
+      WalkPaths(mv.machine, [](const std::string&, auto& leaf) {
+        if constexpr (IsFactType<std::remove_reference_t<decltype(leaf)>>::value) {
+          if (!leaf.known() && leaf.unknown.empty()) leaf.unknown = "not in the imported outputs";
+        }
+      });
+    }
+    mv.machine.name = name;
     mv.p2p = p2p::P2pFromRecords(records, name, &view->warnings);
     if (auto it = serve.find(name); it != serve.end()) mv.serve = it->second;
     view->machines.push_back(std::move(mv));

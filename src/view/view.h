@@ -29,6 +29,14 @@ struct PreviousBoot {
   Machine machine;
 };
 
+// A fact two records of a machine disagree on (a collect and an import, two imports): the report
+// shows both.
+struct FactDisagreement {
+  std::string path;  // "/pci/devices[0000:01:00.0]/link/current/width"
+  std::string kept, kept_source, kept_record;
+  std::string other, other_source, other_record;
+};
+
 struct MachineView {
   Machine machine;  // the newest collect, with facts it could not read filled from older ones
   RecordInfo record;
@@ -41,6 +49,10 @@ struct MachineView {
   // previous boot to compare with; and that previous boot.
   std::optional<Machine> as_collected;
   std::optional<PreviousBoot> previous;
+  // `dossier import` records folded into `machine` (view/imports.h), oldest first, and the facts
+  // they disagree with.
+  std::vector<RecordInfo> imports;
+  std::vector<FactDisagreement> disagreements;
 };
 
 // One GPU of a guest and the host GPU behind it (view/passthrough.cc).

@@ -7,6 +7,7 @@
 
 #include "analyze/analysis.h"
 #include "measure/serve/openai_protocol.h"
+#include "import/import_run.h"
 #include "measure/serve/request_trace.h"
 #include "model/json_io.h"
 #include "probe/dmi_processor.h"
@@ -64,6 +65,34 @@ void Stream(const uint8_t* d, size_t n) {
   (void)trace.Finish(static_cast<int64_t>(n), 200, serve::TransferEnd{});
 }
 
+// A pasted text as `dossier import` reads it: detected and split (kImportAuto), or forced through
+// one importer (--as). The facts are then written as the record would be: JSON that cannot be
+// dumped (invalid UTF-8 let through) throws, and fails the entry.
+constexpr const char* kImportAuto = "";
+template <const char* const* Name>
+void ImportAs(const uint8_t* d, size_t n) {
+  import::ImportRun run;
+  const import::Importer* forced = **Name ? import::FindImporter(*Name) : nullptr;
+  if (**Name && !forced) __builtin_trap();  // the entry names an importer the table lacks
+  if (!import::ImportText(View(d, n), "fuzz", forced, &run)) return;
+  (void)MachineToJson(run.imported.machine).dump();
+  for (const auto& m : run.imported.p2p) (void)P2pToJson(m).dump();
+  for (const auto& m : run.imported.serve) (void)ServeToJson(m).dump();
+  for (const auto& f : run.files) (void)nlohmann::json(f.notes).dump();
+}
+constexpr const char* kImpAuto = kImportAuto;
+constexpr const char* kImpTopoM = "topo-m";
+constexpr const char* kImpTopoP2p = "topo-p2p";
+constexpr const char* kImpSmiQ = "nvidia-smi-q";
+constexpr const char* kImpLspci = "lspci";
+constexpr const char* kImpLspciTree = "lspci-tree";
+constexpr const char* kImpIommu = "iommu-groups";
+constexpr const char* kImpCmdline = "cmdline";
+constexpr const char* kImpKlog = "kernel-log";
+constexpr const char* kImpP2pBw = "p2p-bandwidth-latency";
+constexpr const char* kImpServe = "serve-bench";
+constexpr const char* kImpJson = "dossier-json";
+constexpr const char* kImpNccl = "nccl-log";
 // A notes file as `note` and `report` read it (toml_depth's bound, then toml++, then the notes
 // model).
 void NotesFile(const uint8_t* d, size_t n) {
@@ -146,6 +175,20 @@ const std::vector<FuzzEntry>& FuzzEntries() {
       {"redact", Redaction},
       {"record", Record},
       {"stream", Stream},
+      // dossier import: the whole path, then each importer alone (tests/corpus/import-*).
+      {"import", ImportAs<&kImpAuto>},
+      {"import-topo-m", ImportAs<&kImpTopoM>},
+      {"import-topo-p2p", ImportAs<&kImpTopoP2p>},
+      {"import-nvidia-smi-q", ImportAs<&kImpSmiQ>},
+      {"import-lspci", ImportAs<&kImpLspci>},
+      {"import-lspci-tree", ImportAs<&kImpLspciTree>},
+      {"import-iommu-groups", ImportAs<&kImpIommu>},
+      {"import-cmdline", ImportAs<&kImpCmdline>},
+      {"import-kernel-log", ImportAs<&kImpKlog>},
+      {"import-p2p-bandwidth-latency", ImportAs<&kImpP2pBw>},
+      {"import-serve-bench", ImportAs<&kImpServe>},
+      {"import-dossier-json", ImportAs<&kImpJson>},
+      {"import-nccl-log", ImportAs<&kImpNccl>},
       {"notes", NotesFile},
       {"record_report", RecordReport},
       {"redact_planted", RedactPlanted},

@@ -76,7 +76,27 @@ std::optional<Finding> P2pNotOkFrom(const Machine& m, const P2pStatusView& st) {
 }
 
 std::optional<Finding> RuleGpuP2pNotOk(const RuleContext& ctx) {
-  return P2pNotOkFrom(ctx.m(), P2pStatusOf(ctx.m()));
+  P2pStatusView st = P2pStatusOf(ctx.m());
+  if (!st.read || !st.write || st.read->empty() || st.write->empty()) {
+    st.read = st.write = nullptr;
+    // An imported `nvidia-smi topo -p2p` holds one capability (or one whose capability was not
+    // pasted): it is read as both directions, and the evidence says which it was.
+    const auto& s = ctx.m().topology.p2p_status;
+    for (const auto* mtx : {&s.read, &s.write, &s.pci, &s.unstated, &s.atomics}) {
+      if (mtx->empty()) continue;
+      st.read = mtx;
+      st.write = mtx;
+      st.source = "imported nvidia-smi topo -p2p (" +
+                  std::string(mtx == &s.read      ? "read"
+                              : mtx == &s.write   ? "write"
+                              : mtx == &s.pci     ? "prop"
+                              : mtx == &s.atomics ? "atomics"
+                                                  : "capability not pasted") +
+                  ")";
+      break;
+    }
+  }
+  return P2pNotOkFrom(ctx.m(), st);
 }
 
 }  // namespace dossier

@@ -25,6 +25,47 @@ std::string Label(const PciDevice& d) {
   return (IsNvidiaGpu(d) ? "GPU " : IsNic(d) ? "NIC " : "") + d.address;
 }
 
+// ACSCtl lines pasted without their devices (`lspci -vvv | grep ACSCtl`, imported): redirect on
+// any of them is the same finding, though which bridges it is on cannot be said.
+std::optional<Finding> AcsRedirectInLines(const Machine& m) {
+  std::vector<const PciAcsLine*> hits;
+  for (const auto& l : m.pci.acs_lines) {
+    if (!l.control.known()) continue;
+    const auto& c = *l.control;
+    if (std::find(c.begin(), c.end(), "RR") != c.end() ||
+        std::find(c.begin(), c.end(), "CR") != c.end())
+      hits.push_back(&l);
+  }
+  if (hits.empty()) return std::nullopt;
+  Finding f;
+  f.title = "ACS redirect is on in " + std::to_string(hits.size()) + " of " +
+            std::to_string(m.pci.acs_lines.size()) +
+            " pasted ACSCtl line(s): P2P below those bridges goes up through the root complex";
+  for (size_t i = 0; i < hits.size() && i < 8; ++i)
+    f.evidence.push_back(Ev("ACSCtl (device not pasted)", hits[i]->control));
+  if (hits.size() > 8)
+    f.evidence.push_back(
+        Ev("more ACSCtl lines with redirect", std::to_string(hits.size() - 8), hits[8]->line));
+  f.explanation =
+      "ACS P2P Request Redirect (ReqRedir+) and Completion Redirect (CmpltRedir+) make a bridge "
+      "send peer-to-peer requests up towards the root complex for the IOMMU to check, instead of "
+      "across to the peer: slower, and on some platforms NCCL hangs. The pasted lines are a grep "
+      "of lspci -vvv: they do not say which bridges they belong to (the evidence names the lines), "
+      "so whether GPUs sit below them is not known from them.";
+  f.actions.push_back(
+      {"Paste the whole `lspci -vvv` (or `lspci -vvv | grep -E "
+       "'^[0-9a-f]|ACSCtl'`) so the bridges are named, and import it",
+       "dossier import lspci.txt --machine " + m.name});
+  f.actions.push_back(
+      {"Clear ACS redirect at boot on the bridges above the GPUs: kernel option "
+       "`pci=disable_acs_redir=ADDR;ADDR` (Linux 4.19+), or disable ACS in the BIOS setup",
+       "lspci -vvv | grep ACSCtl   # ReqRedir- CmpltRedir- on every line"});
+  f.not_helping = {
+      "pcie_acs_override=…: it splits IOMMU groups for passthrough; it does not clear redirect "
+      "bits."};
+  return f;
+}
+
 }  // namespace
 
 std::optional<Finding> RulePcieAcsRedirect(const RuleContext& ctx) {
@@ -55,7 +96,7 @@ std::optional<Finding> RulePcieAcsRedirect(const RuleContext& ctx) {
       affected[br].push_back(Label(*a) + " <-> " + Label(*b) + " (meet at " + meet + ")");
     }
   }
-  if (bridges.empty()) return std::nullopt;
+  if (bridges.empty()) return AcsRedirectInLines(m);
 
   Finding f;
   f.title = "ACS redirect is on for " + std::to_string(bridges.size()) +

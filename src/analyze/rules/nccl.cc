@@ -1,0 +1,104 @@
+// NCCL rules, from imported NCCL logs (model/nccl.h): NCCL fell back from P2P to shared memory
+// (or refused P2P), and why, from the other facts the dossier holds about the machine.
+#include <set>
+
+#include "analyze/evidence.h"
+#include "analyze/p2p_status.h"
+#include "analyze/pci_walk.h"
+#include "analyze/roles.h"
+#include "analyze/rule.h"
+
+namespace dossier {
+
+std::optional<Finding> RuleNcclP2pFallback(const RuleContext& ctx) {
+  const Machine& m = ctx.m();
+  const NcclInfo& n = m.nccl;
+  std::vector<const NcclConnection*> shm;
+  for (const auto& c : n.connections)
+    if (c.transport.starts_with("SHM")) shm.push_back(&c);
+  if (n.p2p_refused.empty() && shm.empty()) return std::nullopt;
+
+  Finding f;
+  f.title = "NCCL did not use P2P between GPUs of this machine" +
+            std::string(shm.empty() ? ""
+                                    : " (" + std::to_string(shm.size()) +
+                                          " channel connection(s) over SHM)");
+  for (size_t i = 0; i < n.p2p_refused.size() && i < 4; ++i)
+    f.evidence.push_back(Ev("NCCL / server log", n.p2p_refused[i].message, n.p2p_refused[i].line));
+  for (size_t i = 0; i < shm.size() && i < 4; ++i)
+    f.evidence.push_back(Ev("channel " + std::to_string(shm[i]->channel) + " rank " +
+                                std::to_string(shm[i]->from_rank) + " -> " +
+                                std::to_string(shm[i]->to_rank),
+                            shm[i]->transport, shm[i]->line));
+  // Why, from what else the dossier knows; each cause found adds its evidence.
+  std::vector<std::string> why;
+  P2pStatusView st = P2pStatusOf(m);
+  const auto& ps = m.topology.p2p_status;
+  const CodeMatrix* status = st.read && !st.read->empty() ? st.read
+                             : !ps.unstated.empty()       ? &ps.unstated
+                             : !ps.pci.empty()            ? &ps.pci
+                                                          : nullptr;
+  if (status) {
+    std::set<std::string> codes;
+    for (size_t i = 0; i < status->size(); ++i)
+      for (size_t j = 0; j < (*status)[i].size(); ++j)
+        if (i != j && (*status)[i][j] != "OK" && (*status)[i][j] != "X")
+          codes.insert((*status)[i][j]);
+    if (!codes.empty()) {
+      std::string list;
+      for (const auto& c : codes) list += (list.empty() ? "" : ", ") + c;
+      why.push_back("the NVIDIA driver reports P2P " + list +
+                    " for these GPUs (see gpu.p2p-not-ok): NCCL uses P2P only where the driver "
+                    "says OK");
+      f.evidence.push_back(
+          Ev("driver P2P status", list,
+             status == st.read ? st.source : std::string("imported nvidia-smi topo -p2p")));
+    }
+  }
+  if (IsGuest(m)) {
+    why.push_back(
+        "this is a virtual machine: each passed-through GPU sits behind its own virtual "
+        "root port and the hypervisor does not advertise a P2P path (see "
+        "p2p.vm-isolated)");
+    f.evidence.push_back(Ev("virtualization guest", m.virtualization.guest));
+  }
+  std::set<std::string> roots;
+  for (const auto& r : n.ranks) {
+    if (!r.bus_id.known()) continue;
+    if (const PciDevice* d = m.FindPci(*r.bus_id); d && d->root_complex.known())
+      roots.insert(*d->root_complex);
+  }
+  if (roots.size() > 1) {
+    why.push_back("the ranks' GPUs sit under " + std::to_string(roots.size()) +
+                  " different root complexes: P2P between them rides the CPU fabric, which "
+                  "the driver may not allow");
+    f.evidence.push_back(
+        Ev("root complexes of the ranks' GPUs", std::to_string(roots.size()), "PCI walk"));
+  }
+  bool acs = false;
+  for (const auto& l : m.pci.acs_lines)
+    if (l.control.known())
+      for (const auto& b : *l.control) acs = acs || b == "RR" || b == "CR";
+  if (acs) why.push_back("ACS redirect is on (see pcie.acs-redirect)");
+  if (why.empty()) {
+    f.explanation =
+        "NCCL falls back to shared memory through the host when the CUDA driver refuses peer "
+        "access between two GPUs. Why it refused is not in the dossier: import the machine's "
+        "`nvidia-smi topo -p2p r` and `nvidia-smi topo -m` (or collect it) to find out.";
+  } else {
+    f.explanation =
+        "NCCL falls back to shared memory through the host when the CUDA driver "
+        "refuses peer access between two GPUs. Here: ";
+    for (size_t i = 0; i < why.size(); ++i) f.explanation += (i ? "; " : "") + why[i];
+    f.explanation += ".";
+  }
+  f.actions.push_back(
+      {"See what the driver says for each pair", "nvidia-smi topo -p2p r; nvidia-smi topo -m"});
+  f.actions.push_back({"Measure what the pairs really do, bytes checked", "dossier p2p"});
+  f.not_helping = {
+      "NCCL_P2P_LEVEL=SYS or NCCL_P2P_DISABLE=0: NCCL still needs the driver to grant peer "
+      "access."};
+  return f;
+}
+
+}  // namespace dossier

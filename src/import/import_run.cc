@@ -1,0 +1,100 @@
+#include "import/import_run.h"
+
+#include "import/split_session.h"
+#include "measure/p2p/record.h"
+#include "model/json_io.h"
+
+namespace dossier::import {
+
+Status ImportText(std::string_view bytes, const std::string& file, const Importer* forced,
+                  ImportRun* run) {
+  auto paste = ReadPaste(bytes, file);
+  if (!paste) return paste.error();
+  FileReport rep;
+  rep.file = file;
+  rep.notes = paste->notes;
+  rep.text = std::move(paste->text);
+  Lines lines = std::move(paste->lines);
+  std::vector<Part> parts = SplitSession(&lines, forced);
+  for (const Part& p : parts) {
+    PartReport pr;
+    pr.first_line = lines[p.begin].number;
+    pr.last_line = lines[p.end - 1].number;
+    pr.command = p.command;
+    if (!p.importer) {
+      rep.notes.push_back("lines " + std::to_string(pr.first_line) + "-" +
+                          std::to_string(pr.last_line) +
+                          ": not recognised as any format (dossier help formats); not imported");
+      rep.parts.push_back(pr);
+      continue;
+    }
+    pr.format = p.importer->name;
+    Lines part(lines.begin() + p.begin, lines.begin() + p.end);
+    ImportSource src{file, p.importer->name, p.command};
+    // Each part goes into a copy first: a part that turns out not to be its format adds nothing.
+    Imported attempt = run->imported;
+    attempt.notes.clear();
+    Status s = p.importer->parse(part, src, &attempt);
+    if (!s) {
+      pr.error = s.error().message;
+      rep.notes.push_back("lines " + std::to_string(pr.first_line) + "-" +
+                          std::to_string(pr.last_line) + ": read as " + pr.format +
+                          " but: " + pr.error + "; not imported");
+      pr.format.clear();
+      rep.parts.push_back(pr);
+      continue;
+    }
+    for (auto& n : attempt.notes) rep.notes.push_back(std::move(n));
+    attempt.notes = std::move(run->imported.notes);
+    run->imported = std::move(attempt);
+    ++run->recognised_parts;
+    rep.parts.push_back(pr);
+  }
+  if (parts.empty()) rep.notes.push_back(file + ": empty (nothing but blank lines)");
+  run->files.push_back(std::move(rep));
+  return OkStatus();
+}
+
+namespace {
+
+nlohmann::json ReportJson(const FileReport& f) {
+  nlohmann::json parts = nlohmann::json::array();
+  for (const auto& p : f.parts) {
+    nlohmann::json j = {{"first_line", p.first_line}, {"last_line", p.last_line}};
+    j["format"] = p.format.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.format);
+    if (!p.command.empty()) j["command"] = p.command;
+    if (!p.error.empty()) j["error"] = p.error;
+    parts.push_back(std::move(j));
+  }
+  return {{"file", f.file}, {"parts", parts}, {"notes", f.notes}};
+}
+
+}  // namespace
+
+std::vector<nlohmann::json> ImportRecords(const ImportRun& run, const std::string& machine,
+                                          const std::string& time) {
+  nlohmann::json doc = {{"kind", "import"}, {"time", time}};
+  Machine m = run.imported.machine;
+  m.name = machine;
+  doc["machine"] = MachineToJson(m);
+  doc["files"] = nlohmann::json::array();
+  doc["originals"] = nlohmann::json::array();
+  for (const auto& fr : run.files) {
+    doc["files"].push_back(ReportJson(fr));
+    doc["originals"].push_back({{"file", fr.file}, {"text", fr.text}});
+  }
+  std::vector<nlohmann::json> docs = {doc};
+  for (auto p : run.imported.p2p) {
+    p.time = time;
+    docs.push_back(p2p::P2pRecord(p, machine));
+    docs.back()["time"] = time;
+  }
+  for (auto s : run.imported.serve) {
+    s.time = time;
+    docs.push_back(
+        {{"kind", "serve-bench"}, {"machine", machine}, {"serve", ServeToJson(s)}, {"time", time}});
+  }
+  return docs;
+}
+
+}  // namespace dossier::import

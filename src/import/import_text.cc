@@ -1,0 +1,141 @@
+#include "import/import_text.h"
+
+#include <algorithm>
+#include <cctype>
+#include <regex>
+
+#include "util/text.h"
+
+namespace dossier::import {
+
+std::string ImportSource::At(size_t line) const {
+  return "imported: " + file + ":" + std::to_string(line) + " (" + format + ")";
+}
+
+std::vector<std::string_view> Tokens(std::string_view line) {
+  return SplitAny(line, " \t");
+}
+
+std::optional<std::string> NormalizePciAddress(std::string_view s) {
+  auto hex = [](std::string_view p) {
+    return !p.empty() && std::all_of(p.begin(), p.end(), [](char c) {
+      return std::isxdigit(static_cast<unsigned char>(c)) != 0;
+    });
+  };
+  std::string domain = "0000";
+  size_t colon = s.find(':');
+  if (colon == std::string_view::npos) return std::nullopt;
+  size_t colon2 = s.find(':', colon + 1);
+  if (colon2 != std::string_view::npos) {
+    std::string_view d = s.substr(0, colon);
+    if (!hex(d) || d.size() > 8) return std::nullopt;
+    // nvidia-smi writes an 8-digit domain; only its low 4 digits exist on Linux.
+    if (d.size() > 4) {
+      if (d.substr(0, d.size() - 4).find_first_not_of('0') != std::string_view::npos)
+        return std::nullopt;
+      d = d.substr(d.size() - 4);
+    }
+    domain = std::string(4 - d.size(), '0') + std::string(d);
+    s = s.substr(colon + 1);
+  }
+  // BB:DD.F
+  if (s.size() != 7 || s[2] != ':' || s[5] != '.') return std::nullopt;
+  if (!hex(s.substr(0, 2)) || !hex(s.substr(3, 2)) || s[6] < '0' || s[6] > '7') return std::nullopt;
+  return ToLower(domain + ":" + std::string(s));
+}
+
+std::optional<int64_t> GenFromSpeed(std::string_view speed) {
+  speed = Trim(speed);
+  if (speed.ends_with(",")) speed.remove_suffix(1);
+  static const std::pair<const char*, int64_t> kSpeeds[] = {
+      {"2.5GT/s", 1}, {"5GT/s", 2}, {"8GT/s", 3}, {"16GT/s", 4}, {"32GT/s", 5}, {"64GT/s", 6}};
+  for (const auto& [s, g] : kSpeeds)
+    if (speed == s) return g;
+  return std::nullopt;
+}
+
+PciDevice& DeviceAt(Machine* m, const std::string& address) {
+  for (auto& d : m->pci.devices)
+    if (d.address == address) return d;
+  m->pci.devices.emplace_back();
+  m->pci.devices.back().address = address;
+  return m->pci.devices.back();
+}
+
+IommuGroup& GroupAt(Machine* m, int64_t id) {
+  for (auto& g : m->iommu.groups)
+    if (g.id == id) return g;
+  m->iommu.groups.emplace_back();
+  m->iommu.groups.back().id = id;
+  return m->iommu.groups.back();
+}
+
+NvmlGpu& NvmlGpuAt(Machine* m, int64_t index) {
+  for (auto& g : m->nvml.gpus)
+    if (g.index == index) return g;
+  m->nvml.gpus.emplace_back();
+  m->nvml.gpus.back().index = index;
+  return m->nvml.gpus.back();
+}
+
+Gpu& GpuAt(Machine* m, int64_t index) {
+  for (auto& g : m->gpus)
+    if (g.index == index) return g;
+  m->gpus.emplace_back();
+  m->gpus.back().index = index;
+  return m->gpus.back();
+}
+
+void ReadLspciDescription(std::string_view text, PciDevice* d, const std::string& at) {
+  size_t colon = text.find(": ");
+  if (colon == std::string_view::npos) return;
+  std::string cls(text.substr(0, colon)), name(text.substr(colon + 2));
+  static const std::regex kClass(R"(\[([0-9a-fA-F]{4})\]$)");
+  static const std::regex kIds(R"(\[([0-9a-fA-F]{4}):([0-9a-fA-F]{4})\])");
+  std::smatch m;
+  if (std::regex_search(cls, m, kClass)) {
+    d->class_id.Set("0x" + ToLower(m[1].str()) + "00", at);
+    cls = std::string(Trim(cls.substr(0, cls.size() - 6)));
+  } else {
+    static const std::pair<const char*, const char*> kClasses[] = {
+        {"VGA compatible controller", "0x030000"},
+        {"3D controller", "0x030200"},
+        {"Display controller", "0x038000"},
+        {"PCI bridge", "0x060400"},
+        {"Host bridge", "0x060000"},
+        {"Ethernet controller", "0x020000"},
+        {"Infiniband controller", "0x020700"},
+        {"Non-Volatile memory controller", "0x010802"},
+        {"Audio device", "0x040300"}};
+    for (const auto& [c, id] : kClasses)
+      if (cls == c) d->class_id.Set(id, at);
+  }
+  // The last [vvvv:dddd] is the device's; names hold other brackets ("[AMD]").
+  std::string id_v, id_d;
+  for (auto it = name.cbegin(); std::regex_search(it, name.cend(), m, kIds); it = m[0].second) {
+    id_v = m[1].str();
+    id_d = m[2].str();
+  }
+  size_t cut = name.find(" (rev ");
+  if (cut == std::string::npos) cut = name.find(" (prog-if ");
+  std::string clean = name.substr(0, cut);
+  if (!id_v.empty()) {
+    d->vendor_id.Set("0x" + ToLower(id_v), at);
+    d->device_id.Set("0x" + ToLower(id_d), at);
+    size_t ids = clean.rfind(" [" + id_v);
+    if (ids != std::string::npos) clean = clean.substr(0, ids);
+  } else if (name.starts_with("NVIDIA Corporation")) {
+    d->vendor_id.Set("0x10de", at);
+  } else if (name.starts_with("Mellanox")) {
+    d->vendor_id.Set("0x15b3", at);
+  }
+  d->name.Set(clean, at);
+}
+
+bool IsElision(std::string_view line) {
+  line = Trim(line);
+  return line == "..." || line == "[...]" || line == "\xE2\x80\xA6" || line == "(...)" ||
+         line == "<snip>" || line == "[snip]" || line == "...snip..." || line == "…";
+}
+
+}  // namespace dossier::import

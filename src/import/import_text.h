@@ -1,0 +1,38 @@
+// Helpers the importers share: whitespace tokens, PCI addresses as pasted ("01:00.0",
+// "0000:01:00.0", "00000000:01:00.0"), link speeds, and finding or adding a device by address.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "import/importer.h"
+
+namespace dossier::import {
+
+// Pieces of a line split at runs of spaces and tabs.
+std::vector<std::string_view> Tokens(std::string_view line);
+
+// "01:00.0", "0000:01:00.0" or nvidia-smi's "00000000:01:00.0" (any case) as "0000:01:00.0";
+// nullopt for anything else. A bus id without a domain is domain 0000, as lspci prints it.
+std::optional<std::string> NormalizePciAddress(std::string_view s);
+
+// "2.5GT/s" … "64GT/s" as a PCIe generation (1 … 6); nullopt for anything else.
+std::optional<int64_t> GenFromSpeed(std::string_view speed);
+
+// The device at `address`, added (with only its address) when the machine has none there yet.
+PciDevice& DeviceAt(Machine* m, const std::string& address);
+IommuGroup& GroupAt(Machine* m, int64_t id);
+NvmlGpu& NvmlGpuAt(Machine* m, int64_t index);
+Gpu& GpuAt(Machine* m, int64_t index);
+
+// What lspci prints after an address: "VGA compatible controller [0300]: NVIDIA Corporation
+// AD102GL [RTX 6000 Ada Generation] [10de:26b1] (rev a1)" (-nn) or "3D controller: NVIDIA
+// Corporation GB202GL" (no ids: vendor and class are then read from the words).
+void ReadLspciDescription(std::string_view text, PciDevice* d, const std::string& at);
+
+// Whether a line is a `...` elision a person left in a paste ("...", "[...]", "…", "<snip>").
+bool IsElision(std::string_view line);
+
+}  // namespace dossier::import

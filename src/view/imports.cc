@@ -1,0 +1,152 @@
+#include "view/imports.h"
+
+#include <algorithm>
+#include <map>
+#include <typeinfo>
+
+#include "model/fact_paths.h"
+
+namespace dossier {
+namespace {
+
+template <class T>
+void MarkStale(T* obj, const std::string& why) {
+  if (why.empty()) return;
+  WalkPaths(*obj, [&](const std::string&, auto& leaf) {
+    if constexpr (IsFactType<std::remove_reference_t<decltype(leaf)>>::value) {
+      if (leaf.known() && leaf.stale.empty()) leaf.stale = why;
+    }
+  });
+}
+
+// Elements of `from` whose key `base` lacks are appended (stale when the import is older).
+template <class T, class Key>
+void AppendMissing(std::vector<T>* base, const std::vector<T>& from, Key key,
+                   const std::string& why) {
+  for (const T& e : from) {
+    bool have = false;
+    for (const T& b : *base)
+      if (key(b) == key(e)) have = true;
+    if (have) continue;
+    base->push_back(e);
+    MarkStale(&base->back(), why);
+  }
+}
+
+using Matrix = std::vector<std::vector<std::string>>;
+void TakeMatrix(Matrix* base, const Matrix& from, bool newer) {
+  if (from.empty()) return;
+  if (base->empty() || newer) *base = from;
+}
+
+}  // namespace
+
+void OverlayImport(Machine* base, const Machine& imported, const std::string& base_label,
+                   const OverlaySide& side, const std::string& why_stale,
+                   std::vector<FactDisagreement>* out) {
+  // 1. Where both know a fact and disagree: recorded, then the newer value stands.
+  auto before = Flatten(*base);
+  auto theirs = Flatten(imported);
+  for (const auto& [path, f] : theirs) {
+    if (!f.known || f.value.empty()) continue;
+    auto it = before.find(path);
+    if (it == before.end() || !it->second.known || it->second.value.empty()) continue;
+    if (it->second.value == f.value) continue;
+    if (path == "/name") continue;
+    FactDisagreement d;
+    d.path = path;
+    if (side.newer) {
+      d.kept = f.value, d.kept_source = f.source, d.kept_record = side.label;
+      d.other = it->second.value, d.other_source = it->second.source, d.other_record = base_label;
+    } else {
+      d.kept = it->second.value, d.kept_source = it->second.source, d.kept_record = base_label;
+      d.other = f.value, d.other_source = f.source, d.other_record = side.label;
+    }
+    out->push_back(std::move(d));
+  }
+  // 2. Facts: by path, same type only.
+  struct Src {
+    const void* fact;
+    const std::type_info* type;
+  };
+  std::map<std::string, Src> known;
+  WalkPaths(const_cast<Machine&>(imported), [&](const std::string& p, auto& leaf) {
+    using L = std::remove_reference_t<decltype(leaf)>;
+    if constexpr (IsFactType<L>::value) {
+      if (leaf.known()) known[p] = {&leaf, &typeid(L)};
+    }
+  });
+  WalkPaths(*base, [&](const std::string& p, auto& leaf) {
+    using L = std::remove_reference_t<decltype(leaf)>;
+    if constexpr (IsFactType<L>::value) {
+      auto it = known.find(p);
+      if (it == known.end() || *it->second.type != typeid(L)) return;
+      const L& src = *static_cast<const L*>(it->second.fact);
+      if (leaf.known() && !side.newer) return;
+      leaf.value = src.value;
+      leaf.source = src.source;
+      leaf.unknown.clear();
+      leaf.stale = side.newer ? std::string() : why_stale;
+    }
+  });
+  // 3. What the machine so far has no element for: devices, groups, GPUs, matrices.
+  std::string why = side.newer ? std::string() : why_stale;
+  AppendMissing(
+      &base->pci.devices, imported.pci.devices, [](const PciDevice& d) { return d.address; }, why);
+  AppendMissing(
+      &base->pci.acs_lines, imported.pci.acs_lines, [](const PciAcsLine& l) { return l.line; },
+      why);
+  // IOMMU groups: a newer listing (often a grep of a few devices) moves the devices it names
+  // into its groups; the groups it does not mention stay as they were.
+  if (side.newer) {
+    for (const auto& ig : imported.iommu.groups) {
+      for (auto& g : base->iommu.groups) {
+        if (g.id == ig.id) continue;
+        std::erase_if(g.devices, [&](const std::string& a) {
+          return std::find(ig.devices.begin(), ig.devices.end(), a) != ig.devices.end();
+        });
+      }
+    }
+    std::erase_if(base->iommu.groups, [](const IommuGroup& g) { return g.devices.empty(); });
+  }
+  AppendMissing(
+      &base->iommu.groups, imported.iommu.groups, [](const IommuGroup& g) { return g.id; }, why);
+  AppendMissing(
+      &base->gpus, imported.gpus, [](const Gpu& g) { return g.index; }, why);
+  AppendMissing(
+      &base->nvml.gpus, imported.nvml.gpus, [](const NvmlGpu& g) { return g.index; }, why);
+  AppendMissing(
+      &base->kernel_log.pci_problems, imported.kernel_log.pci_problems,
+      [](const PciProblem& p) { return p.message; }, why);
+  for (auto& g : base->iommu.groups)
+    for (const auto& ig : imported.iommu.groups)
+      if (g.id == ig.id && (g.devices.empty() || side.newer) && !ig.devices.empty())
+        g.devices = ig.devices;
+  auto& t = base->topology;
+  const auto& it = imported.topology;
+  TakeMatrix(&t.nvml_levels, it.nvml_levels, side.newer);
+  TakeMatrix(&t.gpu_nic_levels, it.gpu_nic_levels, side.newer);
+  TakeMatrix(&t.nic_levels, it.nic_levels, side.newer);
+  if (!it.nics.empty() && (t.nics.empty() || side.newer)) t.nics = it.nics;
+  TakeMatrix(&t.p2p_status.read, it.p2p_status.read, side.newer);
+  TakeMatrix(&t.p2p_status.write, it.p2p_status.write, side.newer);
+  TakeMatrix(&t.p2p_status.nvlink, it.p2p_status.nvlink, side.newer);
+  TakeMatrix(&t.p2p_status.atomics, it.p2p_status.atomics, side.newer);
+  TakeMatrix(&t.p2p_status.pci, it.p2p_status.pci, side.newer);
+  TakeMatrix(&t.p2p_status.unstated, it.p2p_status.unstated, side.newer);
+  // NCCL's view of a run: a newer log replaces the older one's ranks and connections.
+  auto& n = base->nccl;
+  const auto& in = imported.nccl;
+  if (!in.ranks.empty() && (n.ranks.empty() || side.newer)) n.ranks = in.ranks;
+  if (!in.connections.empty() && (n.connections.empty() || side.newer))
+    n.connections = in.connections;
+  if (!in.p2p_refused.empty() && (n.p2p_refused.empty() || side.newer))
+    n.p2p_refused = in.p2p_refused;
+  if (imported.nvml.loaded && !base->nvml.loaded) {
+    base->nvml.loaded = true;
+    base->nvml.library = imported.nvml.library;
+    base->nvml.error.clear();
+  }
+}
+
+}  // namespace dossier

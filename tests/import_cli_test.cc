@@ -1,0 +1,186 @@
+// dossier import end to end: records written (or not), exit codes, the report over a dossier
+// holding a collected guest and its imported host (the seed story), collected and imported facts
+// that disagree, and hostile input storing nothing.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+
+#include "fixture_trees.h"
+#include "run_process.h"
+#include "temp_dir.h"
+
+namespace dossier {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::FixtureTree;
+using testing::ProcessResult;
+using testing::ReadWholeFile;
+using testing::RunProcess;
+using testing::TempDir;
+
+ProcessResult Imp(std::vector<std::string> args) {
+  args.insert(args.begin(), DOSSIER_BINARY);
+  return RunProcess(args);
+}
+
+std::string Fixture(const std::string& rel) {
+  return std::string(DOSSIER_SOURCE_DIR) + "/tests/fixtures/" + rel;
+}
+
+size_t RecordCount(const std::string& dossier) {
+  if (!fs::exists(dossier + "/records")) return 0;
+  size_t n = 0;
+  for (const auto& e : fs::directory_iterator(dossier + "/records"))
+    n += e.path().extension() == ".json";
+  return n;
+}
+
+// Times and the temporary directory replaced, so the report compares across runs.
+std::string ImportNormalize(std::string text, const std::string& dir) {
+  for (size_t at; (at = text.find(dir)) != std::string::npos;)
+    text.replace(at, dir.size(), "<dir>");
+  const std::string src = DOSSIER_SOURCE_DIR;  // the checkout's place differs in CI
+  for (size_t at; (at = text.find(src)) != std::string::npos;)
+    text.replace(at, src.size(), "<src>");
+  static const std::regex kTime(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z)");
+  return std::regex_replace(text, kTime, "<time>");
+}
+
+void ImportGolden(const std::string& file, const std::string& actual) {
+  const std::string golden = std::string(DOSSIER_SOURCE_DIR) + "/tests/golden/" + file;
+  const char* update = std::getenv("DOSSIER_UPDATE_GOLDEN");
+  if (update && std::string(update) == "1") {
+    std::ofstream(golden, std::ios::binary) << actual;
+    return;
+  }
+  ASSERT_TRUE(fs::exists(golden)) << golden << " missing; create it with DOSSIER_UPDATE_GOLDEN=1";
+  EXPECT_EQ(ReadWholeFile(golden), actual) << "golden " << file << " differs";
+}
+
+TEST(ImportCli, HelpFormatsListsBothFamilies) {
+  ProcessResult r = Imp({"help", "formats"});
+  ASSERT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("what dossier import reads"), std::string::npos);
+  EXPECT_NE(r.out.find("topo-m"), std::string::npos);
+  EXPECT_NE(r.out.find("iommu-groups"), std::string::npos);
+  EXPECT_NE(r.out.find("what report and collect write"), std::string::npos);
+  EXPECT_NE(r.out.find("  md "), std::string::npos);
+}
+
+TEST(ImportCli, StoresOneImportRecordWithTheOriginalText) {
+  TempDir t;
+  const std::string d = t.path() + "/dossier";
+  std::string f = Fixture("import/topo_m/stelline-puget-wrx90-2x-rtx6000ada-phb.txt");
+  ProcessResult r = Imp({"import", f, "--machine", "node7", "--dossier", d});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(RecordCount(d), 1u);
+  for (const auto& e : fs::directory_iterator(d + "/records")) {
+    auto doc = nlohmann::json::parse(ReadWholeFile(e.path().string()));
+    EXPECT_EQ(doc["kind"], "import");
+    EXPECT_EQ(doc["machine"]["name"], "node7");
+    EXPECT_EQ(doc["originals"][0]["text"], ReadWholeFile(f));
+    // The sample's header (lines 1-4) is listed as not recognised, then the matrix.
+    EXPECT_TRUE(doc["files"][0]["parts"][0]["format"].is_null());
+    EXPECT_EQ(doc["files"][0]["parts"][0]["last_line"], 4);
+    EXPECT_EQ(doc["files"][0]["parts"][1]["format"], "topo-m");
+    EXPECT_EQ(doc["machine"]["topology"]["nvml_levels"][0][1], "PHB");
+  }
+  ProcessResult rep = Imp({"report", "--dossier", d, "--format", "json"});
+  ASSERT_EQ(rep.exit_code, 0) << rep.err;
+  auto j = nlohmann::json::parse(rep.out);
+  EXPECT_EQ(j["machines"][0]["name"], "node7");
+  EXPECT_EQ(j["machines"][0]["record"]["kind"], "import");
+  EXPECT_NE(j["machines"][0]["provenance"]["/gpus/0/numa_node"]["from"].get<std::string>().find(
+                "imported: "),
+            std::string::npos);
+}
+
+TEST(ImportCli, FormatPrintsAndStoresNothingAndReadsStdin) {
+  TempDir t;
+  const std::string d = t.path() + "/dossier";
+  std::string f = Fixture("import/topo_p2p/autodl-container-2x-2080ti-p2p-p-ns.txt");
+  ProcessResult r = Imp({"import", f, "--machine", "box", "--dossier", d, "--format", "md"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("gpu.p2p-not-ok"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(d));
+}
+
+TEST(ImportCli, HostileOrUnknownInputIsExit2AndStoresNothing) {
+  TempDir t;
+  const std::string d = t.path() + "/dossier";
+  std::string bin = t.path() + "/bin";
+  {
+    std::ofstream o(bin, std::ios::binary);
+    o << "GPU0\tGPU1\n";
+    o.put('\0');
+    o << "x\n";
+  }
+  ProcessResult r =
+      Imp({"import", Fixture("import/topo_m/stelline-puget-wrx90-2x-rtx6000ada-phb.txt"), bin,
+           "--machine", "m", "--dossier", d});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(bin + ":2: a NUL byte"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("nothing was stored"), std::string::npos);
+  EXPECT_FALSE(fs::exists(d));
+
+  std::string prose = t.path() + "/prose.txt";
+  std::ofstream(prose) << "just some words\nand more words\n";
+  ProcessResult u = Imp({"import", prose, "--machine", "m", "--dossier", d});
+  EXPECT_EQ(u.exit_code, 2);
+  EXPECT_NE(u.err.find("prose.txt:1-2: not imported"), std::string::npos) << u.err;
+  EXPECT_FALSE(fs::exists(d));
+
+  ProcessResult bad_as = Imp({"import", prose, "--machine", "m", "--as", "nope"});
+  EXPECT_EQ(bad_as.exit_code, 2);
+  ProcessResult no_machine = Imp({"import", prose});
+  EXPECT_EQ(no_machine.exit_code, 2);
+}
+
+TEST(ImportCli, CollectedAndImportedFactsThatDisagreeAreBothShown) {
+  TempDir t;
+  const std::string d = t.path() + "/dossier";
+  ASSERT_EQ(Imp({"collect", "-q", "--machine", "pve-host", "--dossier", d, "--root",
+                 FixtureTree("seed-host")})
+                .exit_code,
+            0);
+  // A week-old paste: GPU 01:00.0 in IOMMU group 44 (the collect says 3), and a link at x8.
+  std::string old = t.path() + "/old.txt";
+  std::ofstream(old) << "IOMMU group 44 01:00.0 VGA compatible controller [0300]: NVIDIA "
+                        "Corporation GB202GL [10de:2bb1] (rev a1)\n";
+  ProcessResult r = Imp({"import", old, "--machine", "pve-host", "--dossier", d});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ProcessResult md = Imp({"report", "--dossier", d});
+  ASSERT_EQ(md.exit_code, 0) << md.err;
+  size_t at = md.out.find("disagree");
+  ASSERT_NE(at, std::string::npos) << md.out;
+  std::string section = md.out.substr(at, 2000);
+  EXPECT_NE(section.find("iommu_group"), std::string::npos) << section;
+  EXPECT_NE(section.find("44"), std::string::npos) << section;
+  EXPECT_NE(section.find("3"), std::string::npos) << section;
+}
+
+TEST(ImportCli, GoldenSeedGuestWithItsImportedHost) {
+  TempDir t;
+  const std::string d = t.path() + "/dossier";
+  ASSERT_EQ(Imp({"collect", "-q", "--machine", "guest", "--dossier", d, "--root",
+                 FixtureTree("seed-guest")})
+                .exit_code,
+            0);
+  ProcessResult r = Imp({"import", Fixture("import-seed/pve-host-session.txt"), "--machine",
+                         "pve-host", "--dossier", d});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // The pci.cfg part is listed, not dropped (the Proxmox importers wrap #9's parsers).
+  EXPECT_NE(r.err.find("not imported (cat /etc/pve/mapping/pci.cfg)"), std::string::npos) << r.err;
+  ProcessResult md = Imp({"report", "--dossier", d});
+  ASSERT_EQ(md.exit_code, 0) << md.err;
+  EXPECT_NE(md.out.find("pcie.acs-redirect"), std::string::npos);
+  EXPECT_NE(md.out.find("iommu=pt"), std::string::npos);
+  ImportGolden("seed-import-report.md", ImportNormalize(md.out, t.path()));
+}
+
+}  // namespace
+}  // namespace dossier
