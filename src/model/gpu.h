@@ -18,7 +18,7 @@ struct Gpu {
   Fact<std::string> compute_capability;  // "12.0"
   Fact<int64_t> numa_node;
   Fact<std::string> driver;
-  Fact<std::string> cpu_affinity;  // "0-31" as nvidia-smi topo -m gives it (imported)
+  Fact<std::string> cpu_affinity;  // "0-31": local_cpulist, or nvidia-smi topo -m imported
   template <class V>
   void visit(V& v) {
     v("index", index);

@@ -131,6 +131,9 @@ void ProbeGpus(const ProbeContext& ctx, Machine* m) {
     Identify(*d, &g);
     g.numa_node = d->numa_node;
     g.driver = d->driver;
+    // nvidia-smi topo -m's "CPU Affinity" is this same list (NVML reads the device's
+    // local_cpulist), so a collected GPU and an imported one compare.
+    g.cpu_affinity = d->local_cpus;
     m->gpus.push_back(std::move(g));
   }
   ReadNvidiaDriver(ctx.fs, &m->software.nvidia_driver);

@@ -5,7 +5,7 @@
 namespace dossier {
 namespace {
 
-P2pResult Ok(int src, int dst, const char* mode, uint64_t size, double gbps, double us) {
+P2pResult PassedPair(int src, int dst, const char* mode, uint64_t size, double gbps, double us) {
   P2pResult r;
   r.src = src;
   r.dst = dst;
@@ -25,11 +25,11 @@ TEST(MdP2p, SeedShapedTableMatrixAndVerdicts) {
   P2pMeasurement m;
   m.time = "2026-12-02T16:30:00Z";
   m.gpu_addresses = {"0000:01:00.0", "0000:02:00.0"};
-  m.results = {Ok(0, 1, "uni-staged", 12288, 0.917, 13.4),
-               Ok(0, 1, "uni-staged", 16 << 20, 41.41, 405.1),
-               Ok(1, 0, "uni-staged", 16 << 20, 41.40, 405.2),
-               Ok(-1, 0, "h2d-local", 16 << 20, 52.7, 318.6)};
-  P2pResult bad = Ok(0, 1, "uni-p2p", 16 << 20, 50, 300);
+  m.results = {PassedPair(0, 1, "uni-staged", 12288, 0.917, 13.4),
+               PassedPair(0, 1, "uni-staged", 16 << 20, 41.41, 405.1),
+               PassedPair(1, 0, "uni-staged", 16 << 20, 41.40, 405.2),
+               PassedPair(-1, 0, "h2d-local", 16 << 20, 52.7, 318.6)};
+  P2pResult bad = PassedPair(0, 1, "uni-p2p", 16 << 20, 50, 300);
   bad.verdict = "corrupted";
   bad.detail = "bytes differ from the source at offset 4096 of 16 MiB";
   m.results.push_back(bad);

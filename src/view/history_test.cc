@@ -34,7 +34,7 @@ const Finding* Find(const View& v, const MachineView& mv, const std::string& id)
   return nullptr;
 }
 
-std::string Md(const View& v) {
+std::string HistoryMd(const View& v) {
   return RenderMarkdown(v, Analyze(v));
 }
 
@@ -60,7 +60,7 @@ TEST(History, ReportSaysWhatChangedSinceThePreviousBoot) {
   const Finding* f = Find(*v, mv, "iommu.groups-changed");
   ASSERT_NE(f, nullptr);
   EXPECT_NE(f->actions[0].step.find("0000:01:00.0 iommugroup=40"), std::string::npos);
-  std::string md = Md(*v);
+  std::string md = HistoryMd(*v);
   EXPECT_NE(md.find("#### Changes since the previous boot"), std::string::npos);
   EXPECT_NE(md.find("| iommu-renumbered | `IOMMU group 20` | group 20 | group 40 |"),
             std::string::npos);
@@ -90,7 +90,7 @@ TEST(History, FactsTheNewestCollectCouldNotReadComeFromAnOlderOneMarkedStale) {
   const Finding* f = Find(*v, v->machines[0], "pcie.acs-redirect");
   ASSERT_NE(f, nullptr);
   EXPECT_FALSE(f->stale.empty());
-  EXPECT_NE(Md(*v).find("(stale: from the older record"), std::string::npos);
+  EXPECT_NE(HistoryMd(*v).find("(stale: from the older record"), std::string::npos);
   // No reboot in between: no "changes since the previous boot".
   EXPECT_FALSE(v->machines[0].previous);
   EXPECT_TRUE(Analyze(*v).Of(v->machines[0]).changes.from.file.empty());
@@ -128,7 +128,7 @@ TEST(History, ACollectOlderThanTheLatestBootIsStaleThroughout) {
   const MachineView& mv = v->machines[0];
   EXPECT_NE(mv.stale.find("rebooted since"), std::string::npos) << mv.stale;
   EXPECT_NE(mv.machine.cpu.model.stale.find("before the latest reboot"), std::string::npos);
-  std::string md = Md(*v);
+  std::string md = HistoryMd(*v);
   EXPECT_NE(md.find("> **Stale:** collected in boot boot-a"), std::string::npos);
   std::string json = RenderJson(*v, Analyze(*v));
   EXPECT_NE(json.find("\"stale\": \"collected in boot boot-a, before the latest reboot\""),
