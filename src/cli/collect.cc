@@ -41,8 +41,8 @@ int RunCollect(const std::vector<std::string>& args) {
   app.add_option("--root", root, "read the machine under this directory instead of /");
   app.add_option("--machine", opts.machine_name, "name of the machine (default: its hostname)");
   app.add_option("--dossier", dossier_dir, "dossier directory to append to")->capture_default_str();
-  app.add_option("--format", format, "print the report (md or json) and store nothing")
-      ->check(CLI::IsMember({"md", "json"}));
+  app.add_option("--format", format, "print the report (md, json or html) and store nothing")
+      ->check(CLI::IsMember({"md", "json", "html"}));
   app.add_option("--venv", opts.venvs, "a Python environment to read (repeatable)");
   app.add_option("--nvml-lib", opts.nvml_lib,
                  "NVML library to load (default libnvidia-ml.so.1; with --root, NVML is off "

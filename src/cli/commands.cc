@@ -37,7 +37,7 @@ const std::vector<Command>& Commands() {
   static const std::vector<Command> kCommands = {
       {"collect", "probe this machine (or --root DIR) into the dossier, or print it (--format)",
        RunCollect},
-      {"report", "render the dossier: the latest view of every machine (--format md|json)",
+      {"report", "render the dossier: the latest view of every machine (--format md|json|html)",
        RunReport},
       {"serve-bench",
        "measure an OpenAI-compatible endpoint (TTFT, ITL, TPOT, throughput) into the dossier",

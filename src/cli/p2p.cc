@@ -165,6 +165,7 @@ int RunP2p(const std::vector<std::string>& args) {
   engine->reset();  // frees GPU and pinned memory before anything is written
   m.time = started;
   m.boot_id = model.boot_id.value_or("");
+  m.hostname = model.hostname.value_or("");
   if (g_stop.load()) m.interrupted = true;
   ::signal(SIGINT, SIG_DFL);
 

@@ -12,8 +12,9 @@ int RunReport(const std::vector<std::string>& args) {
   CLI::App app("Render the dossier: the latest view of every machine.", "dossier report");
   std::string dossier_dir = "dossier", format = "md";
   app.add_option("--dossier", dossier_dir, "dossier directory")->capture_default_str();
-  app.add_option("--format", format, "md or json")
-      ->check(CLI::IsMember({"md", "json"}))
+  app.add_option("--format", format,
+                 "md, json or html (one self-contained file with pictures, opens offline)")
+      ->check(CLI::IsMember({"md", "json", "html"}))
       ->capture_default_str();
   if (int rc = Parse(app, args); rc >= 0) return rc;
 

@@ -41,8 +41,11 @@ void MdMeasurements(const View& view, const Analysis&, std::string* out) {
                    "TPOT median ms", "completed / failed"});
       for (const auto& r : serve) {
         std::string when = r.time + (r.stale.empty() ? "" : " (stale: " + r.stale + ")");
+        // A run that completed nothing measured no throughput: it failed.
+        bool failed = r.completed == 0;
         t.Row({md::Escape(when) + " " + md::Code(r.endpoint), r.load,
-               fmt::format("{:.1f}", r.total_tps), fmt::format("{:.1f}", r.output_tps),
+               failed ? "run failed" : fmt::format("{:.1f}", r.total_tps),
+               failed ? "-" : fmt::format("{:.1f}", r.output_tps),
                r.ttft_median_ms.empty() ? "-" : r.ttft_median_ms,
                r.tpot_median_ms.empty() ? "-" : r.tpot_median_ms,
                fmt::format("{} / {}", r.completed, r.failed)});

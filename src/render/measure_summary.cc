@@ -2,13 +2,10 @@
 
 #include <fmt/format.h>
 
+#include "analyze/measure_stale.h"
+
 namespace dossier {
 namespace {
-
-std::string StaleOf(const MachineView& mv, const std::string& boot) {
-  if (boot.empty() || !mv.machine.boot_id.known() || boot == *mv.machine.boot_id) return "";
-  return "measured in boot " + boot.substr(0, 8) + ", before the latest reboot";
-}
 
 std::string DeviceLabel(int64_t i) {
   return i < 0 ? "host" : "GPU " + std::to_string(i);
@@ -21,7 +18,7 @@ std::vector<P2pSummary> SummarizeP2p(const MachineView& mv) {
   for (const auto& pm : mv.p2p) {
     P2pSummary s;
     s.time = pm.time;
-    s.stale = StaleOf(mv, pm.boot_id);
+    s.stale = MeasurementStale(mv, pm.time, pm.boot_id, pm.hostname);
     s.gpus = pm.gpu_addresses.size();
     s.interrupted = pm.interrupted;
     double best_p = -1, best_s = -1;
@@ -66,7 +63,7 @@ std::vector<ServeSummaryRow> SummarizeServe(const MachineView& mv) {
       ServeSummaryRow row;
       row.time = sm.time;
       row.endpoint = sm.endpoint;
-      row.stale = StaleOf(mv, sm.boot_id);
+      row.stale = MeasurementStale(mv, sm.time, sm.boot_id, sm.hostname);
       if (r.concurrency.known())
         row.load = "concurrency " + std::to_string(*r.concurrency);
       else if (r.request_rate.known())

@@ -114,6 +114,7 @@ std::optional<Finding> RulePcieBarAllocationFailed(const RuleContext& ctx) {
   auto gpus = GpuDevices(m);
   std::vector<const PciProblem*> hits;
   for (const auto& pr : m.kernel_log.pci_problems) {
+    if (!pr.resolved.empty()) continue;  // the same log shows it assigned after all
     bool gpu = false;
     for (const PciDevice* g : gpus) gpu = gpu || pr.address.value_or("") == g->address;
     // NVRM names its BAR complaints without a PCI address in the kernel's prefix.
