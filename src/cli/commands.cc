@@ -47,6 +47,10 @@ const std::vector<Command>& Commands() {
       {"note", "edit the notes (goal, targets, machines, facts, tried, next steps, files)",
        RunNote},
       {"diff", "what changed between two collects of a machine (default: its last two)", RunDiff},
+      {"generate",
+       "artifacts that act on what was found (NCCL topology, NUMA unit, PVE mapping…); --help "
+       "lists them",
+       RunGenerate},
       {"help", "list the commands, or 'help probes' / 'help formats' / 'help rules'", RunHelp},
       {"version", "print the version", RunVersion},
   };
