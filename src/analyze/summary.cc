@@ -2,13 +2,17 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <set>
 
 namespace dossier {
 namespace {
 
+// "notes.toml:76": the file's name only, the summary is read on one screen.
 std::string SummaryNotesAt(const Notes& n, int64_t line) {
-  return (n.path.empty() ? std::string("notes.toml") : n.path) + ":" + std::to_string(line);
+  std::string name = n.path.empty() ? std::string("notes.toml") : n.path;
+  if (size_t slash = name.rfind('/'); slash != std::string::npos) name = name.substr(slash + 1);
+  return name + ":" + std::to_string(line);
 }
 
 // The first sentence of s, cut at a word near `max` characters.
@@ -41,11 +45,18 @@ std::string SummaryNotHelpingKey(const std::string& what) {
       word += c;
       continue;
     }
-    if (acronym(word)) return word;
+    if (acronym(word) || word.find('_') != std::string::npos)
+      return word;  // ACS, pcie_acs_override
     word.clear();
   }
   std::string lower;
   for (char c : what) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower;
+}
+
+std::string SummaryLower(const std::string& s) {
+  std::string lower;
+  for (char c : s) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return lower;
 }
 
@@ -96,7 +107,7 @@ HandoffSummary Summarize(const View& view, const Analysis& a) {
       for (auto& l : s.blocked_by) {
         if (st.from.find(l.from) == std::string::npos) continue;
         if (!st.verify.empty()) l.command = st.verify;
-        l.text = st.step;
+        l.text += ". " + st.step;
         l.from = st.from;
         l.machine = st.machine;
       }
@@ -120,23 +131,43 @@ HandoffSummary Summarize(const View& view, const Analysis& a) {
       if (!f.not_helping.empty()) order.push_back({SeverityRank(f.severity), {&mv, &f}});
   std::stable_sort(order.begin(), order.end(),
                    [](const auto& x, const auto& y) { return x.first < y.first; });
-  std::set<std::string> keys;
+  // Per subject: the shortest reasons first (at most two), then a tried entry about it.
+  std::vector<std::string> keys;
+  std::map<std::string, std::vector<std::string>> whys;
+  std::map<std::string, NotHelping> by_key;
   for (const auto& entry : order) {
     const MachineView* mv = entry.second.first;
     const Finding* f = entry.second.second;
     for (const auto& line : f->not_helping) {
       auto [what, why] = SplitNotHelping(line);
       std::string key = SummaryNotHelpingKey(what);
-      if (!keys.insert(key).second) continue;
-      NotHelping n{what, SummaryFirstSentence(why), "finding " + f->id + " on " + mv->machine.name};
-      for (const auto& t : view.notes.tried) {
-        if (t.result.empty() || !SummaryMentions(t.what + " " + t.result, key)) continue;
-        n.evidence += (n.evidence.empty() ? "" : "; ") + std::string("tried: ") + t.what + " → " +
-                      t.result + " (" + SummaryNotesAt(view.notes, t.line) + ")";
-        break;
+      if (!by_key.count(key)) {
+        keys.push_back(key);
+        // A subject with a name (ACS, IOMMU, NCCL_P2P_LEVEL) is said by its name.
+        bool named = key != SummaryLower(what);
+        by_key[key] = {named ? key : what, "", "finding " + f->id + " on " + mv->machine.name};
+      } else if (by_key[key].from.find(f->id) == std::string::npos) {
+        by_key[key].from += "; finding " + f->id + " on " + mv->machine.name;
       }
-      s.not_helping.push_back(std::move(n));
+      std::string w = SummaryFirstSentence(why);
+      auto& list = whys[key];
+      if (!w.empty() && std::find(list.begin(), list.end(), w) == list.end()) list.push_back(w);
     }
+  }
+  for (const auto& key : keys) {
+    NotHelping n = by_key[key];
+    auto list = whys[key];
+    std::stable_sort(list.begin(), list.end(), [](const std::string& x, const std::string& y) {
+      return x.size() < y.size();
+    });
+    for (size_t i = 0; i < list.size() && i < 2; ++i) n.evidence += (i ? "; " : "") + list[i];
+    for (const auto& t : view.notes.tried) {
+      if (t.result.empty() || !SummaryMentions(t.what + " " + t.result, key)) continue;
+      n.evidence += (n.evidence.empty() ? "" : "; ") + std::string("tried: ") + t.what + " → " +
+                    t.result + " (" + SummaryNotesAt(view.notes, t.line) + ")";
+      break;
+    }
+    s.not_helping.push_back(std::move(n));
   }
   if (s.not_helping.size() > kSummaryNotHelping) s.not_helping.resize(kSummaryNotHelping);
 

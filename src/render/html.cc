@@ -116,7 +116,7 @@ std::string RenderHtml(const View& view, const Analysis& a) {
     }
     std::string pictures;
     if (id == "discoveries-from-the-hardware-up")
-      for (const auto& mv : view.machines) pictures += html::TopologySvg(mv);
+      for (const auto& mv : view.machines) pictures += html::TopologySvg(view, mv);
     if (id == "measurements")
       for (const auto& mv : view.machines)
         pictures += html::P2pCharts(mv) + html::ServeCharts(mv, a);

@@ -222,8 +222,15 @@ std::string Escape(std::string_view s) {
   return out;
 }
 
-std::string TopologySvg(const MachineView& mv) {
+std::string TopologySvg(const View& view, const MachineView& mv) {
   const Machine& m = mv.machine;
+  const MachineLink* link = view.HostLinkOf(m.name);
+  auto behind = [&](const std::string& guest_address) -> const PassthroughGpu* {
+    if (!link) return nullptr;
+    for (const auto& p : link->gpus)
+      if (p.guest_address == guest_address && !p.host_address.empty()) return &p;
+    return nullptr;
+  };
   if (m.gpus.empty()) return "";
   // Root complexes in order, each with its GPUs.
   std::map<std::string, std::vector<const Gpu*>> by_rc;
@@ -231,10 +238,10 @@ std::string TopologySvg(const MachineView& mv) {
     const PciDevice* d = DeviceAt(m, g.address);
     by_rc[d && d->root_complex.known() ? *d->root_complex : "root complex ?"].push_back(&g);
   }
-  const double BW = 128, BH = 58, GAP = 10, TOP = 30, RCH = 30, ROW = 70;
+  const double BW = 128, BH = link ? 74 : 58, GAP = 10, TOP = 30, RCH = 30, ROW = 70;
   size_t cols = 0;
   for (const auto& [rc, gs] : by_rc) cols += gs.size();
-  const double W = std::max(360.0, static_cast<double>(cols) * (BW + GAP) + GAP);
+  const double W = std::max(680.0, static_cast<double>(cols) * (BW + GAP) + GAP);
   const double H = TOP + RCH + ROW + BH + 70;
   std::string o = fmt::format(
       "<svg class=\"topo\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {} {}\" role=\"img\" "
@@ -242,8 +249,8 @@ std::string TopologySvg(const MachineView& mv) {
       Num(W), Num(H), Escape(m.name));
   o += Text(GAP, 18,
             "PCIe tree of " + m.name +
-                ": root complexes (top) to GPUs; fill = NUMA node, "
-                "border = link state",
+                ": root complexes (top) to GPUs; fill = NUMA node, border = link state" +
+                (link ? "; host GPUs from " + link->host : std::string()),
             "class=\"t\"");
   double x = GAP;
   std::set<int64_t> numa_seen;
@@ -257,7 +264,10 @@ std::string TopologySvg(const MachineView& mv) {
       const PciDevice* d = DeviceAt(m, g.address);
       double gx = x + static_cast<double>(i) * (BW + GAP), gy = TOP + RCH + ROW;
       const char* border = d ? LinkColour(d->link) : kLinkUnknown;
+      const PassthroughGpu* host = behind(g.address);
       int64_t node = g.numa_node.value_or(-1);
+      // A guest's GPUs read NUMA -1 more often than not; the host's node is the one that counts.
+      if (node < 0 && host && host->host_numa_node.known()) node = *host->host_numa_node;
       const char* fill = node >= 0 ? kNumaFill[node % 8] : kUnknownFill;
       numa_seen.insert(node);
       // The parent chain in one line: a switch or root port between shows as a label on the edge.
@@ -277,8 +287,13 @@ std::string TopologySvg(const MachineView& mv) {
       o += Text(gx + 6, gy + 32,
                 d ? LinkText(d->link.current) + " of " + LinkText(d->link.max) : "link not read");
       o += Text(gx + 6, gy + 48,
-                node >= 0 ? "NUMA " + std::to_string(node)
+                node >= 0 ? "NUMA " + std::to_string(node) + (host ? " (host)" : "")
                           : "NUMA " + (g.numa_node.known() ? std::string("-1") : "?"));
+      if (host)
+        o += Text(
+            gx + 6, gy + 64,
+            "host " + ShortAddress(host->host_address) + " " + host->host_root_complex.value_or(""),
+            "class=\"s\"");
     }
     x += span + GAP;
   }

@@ -16,7 +16,9 @@ namespace dossier::html {
 // Escapes &, <, >, " and ' for text and attribute values.
 std::string Escape(std::string_view s);
 
-std::string TopologySvg(const MachineView& mv);
+// For a guest whose host the view links (view.links), each GPU also names the host GPU behind it
+// with its NUMA node and root complex, and is filled by the host's NUMA node.
+std::string TopologySvg(const View& view, const MachineView& mv);
 // One chart per measured GPU pair of the newest p2p sweep (at most `max_pairs`; the rest are
 // counted in a line below them).
 std::string P2pCharts(const MachineView& mv, size_t max_pairs = 12);

@@ -28,6 +28,7 @@ nlohmann::json Summary(const MachineView& mv) {
                    {"interrupted", s.interrupted},
                    {"best_p2p", s.best_p2p},
                    {"best_staged", s.best_staged},
+                   {"best_bidirectional", s.best_bidir},
                    {"small_message_latency", s.small_latency}});
   }
   for (const auto& r : SummarizeServe(mv)) {

@@ -28,10 +28,10 @@ View SeedView() {
              {"Above 4G decoding", "enabled", "confirmed", "pve-host", "", "", 34}};
   n.tried = {{"moved the VM from i440FX to Q35", "GPUs got PCIe capabilities", "glm-guest",
               "2026-11-29", 40}};
-  n.next = {{"tune NCCL buffers", "dossier serve-bench URL", "glm-guest", false, false, "", 46},
+  n.next = {{"tune NCCL buffers", "dossier serve-bench URL", "glm-guest", false, false, "", "", 46},
             {"update /etc/pve/mapping/pci.cfg with the new groups", "qm start 100", "pve-host",
-             true, false, "", 52},
-            {"install CUDA 12.8", "nvcc --version", "glm-guest", false, true, "", 58}};
+             true, false, "", "", 52},
+            {"install CUDA 12.8", "nvcc --version", "glm-guest", false, true, "", "", 58}};
   n.files = {{"~/nccl_topo.xml", "glm-guest", "NCCL topology file", 64},
              {"/etc/pve/mapping/pci.cfg", "pve-host", "PCI resource mapping", 68}};
   ServeMeasurement sm;

@@ -138,7 +138,7 @@ std::optional<Finding> RuleDecodeCommunicationBound(const RuleContext& ctx) {
                      "metal) turns a staged copy into a direct one; at 2 us per hop the cap would "
                      "be {:.0f} tokens/s.",
                      DecodeCap(*mc.layers, n, 2.0)),
-         verify});
+         verify, ""});
     if (n >= 4 && n % 2 == 0)
       f.actions.push_back(
           {fmt::format("Fewer GPUs per all-reduce: tensor parallel {} with pipeline parallel 2 "
@@ -147,12 +147,13 @@ std::optional<Finding> RuleDecodeCommunicationBound(const RuleContext& ctx) {
                        n / 2, 2 * (n / 2 - 1), 2 * (n - 1), DecodeCap(*mc.layers, n / 2, hop->us)),
            fmt::format("all_reduce_perf -g {} -b 8K -e 1M -f 2   # nccl-tests; then "
                        "dossier serve-bench URL --concurrency 1",
-                       n / 2)});
+                       n / 2),
+           ""});
     f.actions.push_back(
         {"Let NCCL use its low-latency protocol for small messages "
          "(NCCL_PROTO=LL,LL128,Simple is the default set; make sure LL is not "
          "excluded) and compare the 8K-64K rows.",
-         "NCCL_DEBUG=INFO NCCL_PROTO=LL " + verify});
+         "NCCL_DEBUG=INFO NCCL_PROTO=LL " + verify, ""});
     f.not_helping = {
         "More concurrency for the single stream: batching raises total throughput, not one "
         "stream's tokens/s, which waits on the same all-reduces every token."};

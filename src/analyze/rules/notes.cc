@@ -145,7 +145,7 @@ std::optional<Finding> RuleNotesContradicted(const RuleContext& ctx) {
   f.actions.push_back(
       {"Correct the note to what the machine shows (dossier note fact NAME VALUE "
        "--status confirmed), or find why the machine does not show what was set",
-       "dossier note show; dossier collect && dossier report"});
+       "dossier note show; dossier collect && dossier report", ""});
   return f;
 }
 

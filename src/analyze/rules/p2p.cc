@@ -154,13 +154,13 @@ void VmIsolatedAdvice(const MachineView* host, size_t gpu_count, const std::stri
        "numaid=…> per NUMA node and each GPU's <pci busid=…> under it, as on the host) and set "
        "NCCL_TOPO_FILE=/etc/nccl-topo.xml in the server's environment. It lets NCCL place rings "
        "and CPU threads well; it does not by itself make P2P available.",
-       "NCCL_DEBUG=INFO <server command> 2>&1 | grep -i topo"});
+       "NCCL_DEBUG=INFO <server command> 2>&1 | grep -i topo", ""});
   f.actions.push_back(
       {"Use a parallelism layout with less cross-GPU traffic" +
            (tp.empty() ? std::string() : " (now tensor parallel " + tp + ")") +
            ", for example tensor parallel 4 with pipeline parallel 2 instead of tensor parallel "
            "8, and measure both.",
-       "dossier serve-bench URL --concurrency 1,64"});
+       "dossier serve-bench URL --concurrency 1,64", ""});
   f.actions.push_back(
       {"Run the model on bare metal (the host itself), where the driver sees the real topology "
        "and can use P2P across root complexes where the platform supports it.",
@@ -249,15 +249,15 @@ std::optional<Finding> RuleP2pSeparateRootComplexes(const RuleContext& ctx) {
     f.actions.push_back(
         {"For a guest: advertise the GPUs as one P2P clique (QEMU vfio-pci x-nv-gpudirect-clique) "
          "where bare metal on this host shows P2P OK; see p2p.vm-isolated.",
-         "nvidia-smi topo -p2p r   # in the guest: OK between the GPUs; then: dossier p2p"});
+         "nvidia-smi topo -p2p r   # in the guest: OK between the GPUs; then: dossier p2p", ""});
   } else {
     f.actions.push_back({"Check what the driver allows between these GPUs, and measure it.",
-                         "nvidia-smi topo -p2p r && dossier p2p"});
+                         "nvidia-smi topo -p2p r && dossier p2p", ""});
   }
   f.actions.push_back(
       {"Keep the GPUs that talk most within one CPU socket (NODE is faster than SYS): choose the "
        "GPU order of the tensor-parallel group by NUMA node (CUDA_VISIBLE_DEVICES).",
-       "nvidia-smi topo -m"});
+       "nvidia-smi topo -m", ""});
   return f;
 }
 
