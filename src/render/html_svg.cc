@@ -284,8 +284,13 @@ std::string TopologySvg(const View& view, const MachineView& mv) {
           Num(gx), Num(gy), BW, BH, fill, border);
       o += Text(gx + 6, gy + 16, fmt::format("GPU{}  {}", g.index, ShortAddress(g.address)),
                 "class=\"b\"");
-      o += Text(gx + 6, gy + 32,
-                d ? LinkText(d->link.current) + " of " + LinkText(d->link.max) : "link not read");
+      // "Gen5 x16 (max)" at its maximum, else "Gen1 x16 of Gen5 x16": fits the box.
+      std::string link_text = "link not read";
+      if (d)
+        link_text = LinkText(d->link.current) == LinkText(d->link.max)
+                        ? LinkText(d->link.current) + " (max)"
+                        : LinkText(d->link.current) + " of " + LinkText(d->link.max);
+      o += Text(gx + 6, gy + 32, link_text, link_text.size() > 20 ? "class=\"s\"" : "");
       o += Text(gx + 6, gy + 48,
                 node >= 0 ? "NUMA " + std::to_string(node) + (host ? " (host)" : "")
                           : "NUMA " + (g.numa_node.known() ? std::string("-1") : "?"));
