@@ -136,8 +136,10 @@ TEST(Handoff, ChangeRebootCollectNoteLeavesTheNewCollectCurrent) {
   EXPECT_EQ(RecordStale(d, "pve-host"), "");
   EXPECT_EQ(std::string::npos, Ok("report", d).find("(stale:")) << "nothing here is stale";
 
-  // Noted with --when now (the change is after the collect): the collect is stale.
+  // Dated after the collect (an ISO time; `now` is the same second as the collect here, so a
+  // time well after it): the collect is stale.
   Ok("note fact ACS disabled --status just-changed --machine pve-host --when now", d);
+  Ok("note fact ACS disabled --status just-changed --machine pve-host --when 2099-01-01T00:00Z", d);
   EXPECT_NE(RecordStale(d, "pve-host"), "");
   // Dated before collect 2 (the newest): current again.
   Ok("note fact ACS disabled --status just-changed --machine pve-host --when 'before-collect 2'",

@@ -79,7 +79,9 @@ TEST(Report, SectionsComeInTheHandoffOrder) {
   for (size_t i = 1; i < pos.size(); ++i) EXPECT_LT(pos[i - 1], pos[i]) << i;
   // Findings by severity: warnings before infos (when any finding stays at info).
   size_t info = md.find("### Info");
-  if (info != std::string::npos) EXPECT_LT(At(md, "### Warning"), info);
+  if (info != std::string::npos) {
+    EXPECT_LT(At(md, "### Warning"), info);
+  }
   // The summary comes first.
   EXPECT_LT(At(md, "\n## Summary\n"), pos.front());
 }
