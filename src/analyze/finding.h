@@ -37,10 +37,14 @@ struct Evidence {
 struct Action {
   std::string step;    // what to do ("do" in JSON)
   std::string verify;  // the command that shows it took effect
+  // Where the step is done, relative to the machine of the finding: "" there, "host" on a guest's
+  // host (a VM's configuration), "guest" in a guest of this host. The plan turns it into a name.
+  std::string where;
   template <class V>
   void visit(V& v) {
     v("do", step);
     v("verify", verify);
+    v("where", where);
   }
 };
 

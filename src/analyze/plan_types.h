@@ -18,7 +18,8 @@ struct TargetStatus {
   std::string machine;  // where it was measured
   std::string time;     // when
   std::string stale;    // measured in an earlier boot of that machine
-  std::string verdict;  // "met", "not met", "not measured"
+  std::string verdict;  // "met", "not met", "not measured", "run failed"
+  std::string failed;   // the newest matching run completed no request: why ("3 http-500")
   template <class V>
   void visit(V& v) {
     v("target", target);
@@ -29,6 +30,7 @@ struct TargetStatus {
     v("time", time);
     v("stale", stale);
     v("verdict", verdict);
+    v("failed", failed);
   }
 };
 

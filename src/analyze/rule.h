@@ -22,7 +22,9 @@ struct RuleContext {
   const Machine& m() const { return mv.machine; }
 };
 
-// Returns the finding without id and severity: the table fills those in, so they live in one place.
+// Returns the finding without id; the table fills it in, and the severity too unless the rule set
+// one (a rule raises its severity when what it saw makes it matter more, e.g. the notes say ACS was
+// changed to get P2P on a machine where ACS cannot act).
 using RuleFn = std::optional<Finding> (*)(const RuleContext&);
 
 struct RuleEntry {
@@ -55,5 +57,7 @@ std::optional<Finding> RuleNumaOverlappingNodes(const RuleContext& ctx);      //
 std::optional<Finding> RuleBuildCudaArchMismatch(const RuleContext& ctx);     // build.cc
 std::optional<Finding> RuleGpuP2pNotOk(const RuleContext& ctx);               // gpu.cc
 std::optional<Finding> RuleNcclP2pFallback(const RuleContext& ctx);           // nccl.cc
+std::optional<Finding> RuleNotesContradicted(const RuleContext& ctx);         // notes.cc
+std::optional<Finding> RuleDecodeCommunicationBound(const RuleContext& ctx);  // decode.cc
 
 }  // namespace dossier

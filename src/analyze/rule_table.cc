@@ -6,14 +6,16 @@ const std::vector<RuleEntry>& RuleTable() {
   static const std::vector<RuleEntry> kTable = {
       {"p2p.bytes-corrupted", kCritical,
        "a p2p measurement found copied bytes that did not arrive intact", RuleP2pBytesCorrupted},
-      {"iommu.groups-changed", kWarning,
-       "IOMMU groups of passthrough devices changed since the previous boot (VM mappings break)",
+      {"iommu.groups-changed", kCritical,
+       "IOMMU groups of passthrough devices changed since the previous boot: VMs whose mappings "
+       "name groups no longer start",
        RuleIommuGroupsChanged},
       {"p2p.vm-isolated", kWarning,
        "guest with 2+ NVIDIA GPUs each behind its own virtual root port: no P2P, or staged",
        RuleP2pVmIsolated},
       {"p2p.separate-root-complexes", kInfo,
-       "GPUs each alone under their own root complex: P2P rides the CPU fabric; ACS is moot",
+       "GPUs each alone under their own root complex: P2P rides the CPU fabric; ACS is moot "
+       "(warning when the notes say ACS was changed to make P2P work)",
        RuleP2pSeparateRootComplexes},
       {"pcie.acs-redirect", kWarning,
        "ACS request/completion redirect on a bridge between two GPUs (or a GPU and a NIC)",
@@ -51,6 +53,14 @@ const std::vector<RuleEntry>& RuleTable() {
        RuleP2pBelowExpectation},
       {"serve.below-target", kWarning, "a serving measurement misses a target from the notes",
        RuleServeBelowTarget},
+      {"decode.communication-bound", kInfo,
+       "TP all-reduces at the measured GPU-to-GPU latency cap single-stream tokens/s (warning "
+       "when below the notes' single-stream target)",
+       RuleDecodeCommunicationBound},
+      {"notes.contradicted", kWarning,
+       "a fact stated in the notes disagrees with what a probe read (or CUDA_HOME with "
+       "/usr/local/cuda)",
+       RuleNotesContradicted},
   };
   return kTable;
 }
@@ -61,7 +71,8 @@ std::vector<Finding> RunRules(const RuleContext& ctx) {
     std::optional<Finding> f = r.run(ctx);
     if (!f) continue;
     f->id = r.id;
-    // The table's severity, unless the rule lowered it for this case.
+    // The table's severity, unless the rule set its own for this case (raised or lowered from
+    // what it saw; rule.h).
     if (f->severity.empty()) f->severity = r.severity;
     // A finding built on facts from an earlier record may no longer hold either.
     for (const auto& e : f->evidence) {

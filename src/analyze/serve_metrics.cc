@@ -100,6 +100,8 @@ std::optional<MeasuredValue> LatestForTarget(const std::vector<ServeMeasurement>
     std::optional<MeasuredValue> best;
     for (const auto& run : m->runs) {
       if (want > 0 && !(run.concurrency.known() && *run.concurrency == want)) continue;
+      // A run in which no request completed measured nothing: its zeros are not values.
+      if (run.completed == 0) continue;
       auto v = ServeMetric(run, t.metric);
       if (!v) continue;
       if (!best || (higher_better ? *v > best->value : *v < best->value))

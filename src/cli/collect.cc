@@ -47,8 +47,8 @@ int RunCollect(const std::vector<std::string>& args) {
   app.add_option("--dossier", dossier_dir, "dossier directory to append to")
       ->check(NonEmptyPath())
       ->capture_default_str();
-  app.add_option("--format", format, "print the report (md or json) and store nothing")
-      ->check(CLI::IsMember({"md", "json"}));
+  app.add_option("--format", format, "print the report (md, json or html) and store nothing")
+      ->check(CLI::IsMember({"md", "json", "html"}));
   app.add_option("--venv", opts.venvs, "a Python environment to read (repeatable)")
       ->check(NonEmptyPath());
   app.add_option("--nvml-lib", opts.nvml_lib,

@@ -41,7 +41,7 @@ const std::vector<Command>& Commands() {
        RunCollect},
       {"import", "facts about a machine dossier cannot run on, from outputs a person pasted back",
        RunImport},
-      {"report", "render the dossier: the latest view of every machine (--format md|json)",
+      {"report", "render the dossier: the latest view of every machine (--format md|json|html)",
        RunReport},
       {"serve-bench",
        "measure an OpenAI-compatible endpoint (TTFT, ITL, TPOT, throughput) into the dossier",

@@ -82,10 +82,82 @@ void Show(const Notes& n, const std::string& path) {
 // Everything the subcommands' options fill.
 struct NoteArgs {
   std::string text, value, status, machine, note, result, verify, why, role, reachable,
-      instructions, guest_of, format = "md";
+      instructions, guest_of, format = "md", when;
+  std::string when_resolved;  // `when` as a time (ResolveWhen), filled before apply
   bool blocking = false;
   size_t number = 0;
 };
+
+void AddWhen(CLI::App* s, NoteArgs* a) {
+  s->add_option("--when", a->when,
+                "when it happened: an ISO time (2026-12-02T16:30:00Z, UTC), 'now', or "
+                "'before-collect N' (just before collect record N). Default: now, except that a "
+                "just-changed fact is dated at the newest collect of its machine before this note "
+                "(change, reboot, collect, then note: that collect stays current)");
+}
+
+// "2026-12-02T16:30Z", "2026-12-02 16:30:00", "2026-12-02" -> "2026-12-02T16:30:00Z", the form
+// records are dated in (so times compare as strings); nullopt for anything else.
+std::optional<std::string> NormalizeIsoTime(std::string t) {
+  if (!t.empty() && (t.back() == 'Z' || t.back() == 'z')) t.pop_back();
+  auto digits = [&](size_t at, size_t n) {
+    if (at + n > t.size()) return false;
+    for (size_t i = at; i < at + n; ++i)
+      if (t[i] < '0' || t[i] > '9') return false;
+    return true;
+  };
+  if (!digits(0, 4) || t.size() < 10 || t[4] != '-' || !digits(5, 2) || t[7] != '-' ||
+      !digits(8, 2))
+    return std::nullopt;
+  std::string out = t.substr(0, 10) + "T";
+  if (t.size() == 10) return out + "00:00:00Z";
+  if (t[10] != 'T' && t[10] != 't' && t[10] != ' ') return std::nullopt;
+  if (!digits(11, 2) || t.size() < 16 || t[13] != ':' || !digits(14, 2)) return std::nullopt;
+  out += t.substr(11, 5);
+  if (t.size() == 16) return out + ":00Z";
+  if (t.size() != 19 || t[16] != ':' || !digits(17, 2)) return std::nullopt;
+  return out + t.substr(16, 3) + "Z";
+}
+
+// The time a note is dated at (NoteArgs::when, above). `records` is the dossier's, oldest first.
+Result<std::string> ResolveWhen(const NoteArgs& a, bool just_changed,
+                                const std::vector<Record>& records) {
+  const std::string& w = a.when;
+  if (w == "now") return NowIso8601();
+  if (w.rfind("before-collect", 0) == 0) {
+    std::string n(Trim(std::string_view(w).substr(14)));
+    auto seq = ParseInt(n);
+    if (!seq)
+      return Error::Invalid("--when '" + w + "': expected 'before-collect N', N a record number");
+    for (const auto& r : records) {
+      if (r.sequence != *seq) continue;
+      if (r.kind != "collect")
+        return Error::Invalid("--when '" + w + "': record " + n + " is a " + r.kind +
+                              " record, not a collect");
+      return r.time;
+    }
+    return Error::Invalid("--when '" + w + "': the dossier has no record " + n);
+  }
+  if (!w.empty()) {
+    auto t = NormalizeIsoTime(w);
+    if (!t)
+      return Error::Invalid("--when '" + w +
+                            "': expected an ISO time in UTC (2026-12-02T16:30:00Z), 'now' or "
+                            "'before-collect N'");
+    return *t;
+  }
+  // A just-changed fact is usually noted after the machine was collected again (change, reboot,
+  // collect, note): date it at the newest collect of that machine before now, so that collect is
+  // not called stale. Noted before collecting? Say --when now.
+  if (just_changed) {
+    std::string newest;
+    for (const auto& r : records)
+      if (r.kind == "collect" && (a.machine.empty() || r.machine == a.machine) && r.time > newest)
+        newest = r.time;
+    if (!newest.empty()) return newest;
+  }
+  return NowIso8601();
+}
 
 // One `dossier note` subcommand: its options, and the edit it makes. `what` says what was done.
 struct NoteSub {
@@ -131,7 +203,7 @@ Status MachineNote(NotesEditor* ed, const NoteArgs& a, std::string* what) {
 Status FactNote(NotesEditor* ed, const NoteArgs& a, std::string* what) {
   std::vector<NoteField> f = {{"value", a.value},
                               {"status", a.status.empty() ? "unknown" : a.status},
-                              {"when", NowIso8601()}};
+                              {"when", a.when_resolved}};
   if (!a.note.empty()) f.push_back({"note", a.note});
   // The same fact about the same machine is updated, not repeated.
   const auto& fs = ed->notes().facts;
@@ -152,7 +224,7 @@ Status Tried(NotesEditor* ed, const NoteArgs& a, std::string* what) {
   std::vector<NoteField> f = {{"what", a.text}};
   if (!a.result.empty()) f.push_back({"result", a.result});
   if (!a.machine.empty()) f.push_back({"machine", a.machine});
-  f.push_back({"when", NowIso8601()});
+  f.push_back({"when", a.when_resolved});
   *what = "logged";
   return ed->Append("tried", f);
 }
@@ -172,7 +244,7 @@ Status Done(NotesEditor* ed, const NoteArgs& a, std::string* what) {
     return Error::Invalid("there are " + std::to_string(ed->notes().next.size()) +
                           " next steps ('dossier note show' numbers them)");
   *what = "step " + std::to_string(a.number) + " done";
-  return ed->Update("next", a.number - 1, {{"done", true}});
+  return ed->Update("next", a.number - 1, {{"done", true}, {"when", a.when_resolved}});
 }
 
 Status File(NotesEditor* ed, const NoteArgs& a, std::string* what) {
@@ -215,6 +287,7 @@ const std::vector<NoteSub>& NoteSubs() {
              ->check(CLI::IsMember({"confirmed", "unknown", "just-changed"}));
          s->add_option("--machine", a->machine, "which machine");
          s->add_option("--note", a->note, "anything else");
+         AddWhen(s, a);
        },
        FactNote},
       {"tried", "log what was tried and what happened",
@@ -222,6 +295,7 @@ const std::vector<NoteSub>& NoteSubs() {
          s->add_option("what", a->text, "what was tried")->required();
          s->add_option("--result", a->result, "what happened");
          s->add_option("--machine", a->machine, "on which machine");
+         AddWhen(s, a);
        },
        Tried},
       {"next", "add a next step with the command that verifies it",
@@ -236,6 +310,7 @@ const std::vector<NoteSub>& NoteSubs() {
       {"done", "mark next step N (as 'note show' numbers them) done",
        [](CLI::App* s, NoteArgs* a) {
          s->add_option("n", a->number, "step number")->required()->check(CLI::PositiveNumber);
+         AddWhen(s, a);
        },
        Done},
       {"file", "list a file that matters",
@@ -298,6 +373,18 @@ int RunNote(const std::vector<std::string>& args) {
   }
   for (const auto& [s, n] : subs) {
     if (!s->parsed()) continue;
+    // Dates come from the records when asked ('before-collect N') or for a just-changed fact.
+    std::vector<Record> records;
+    if (a.when.rfind("before-collect", 0) == 0 || (a.when.empty() && a.status == "just-changed")) {
+      std::vector<std::string> warnings;
+      if (auto rs = dir.Load(&warnings); rs) records = std::move(*rs);
+    }
+    auto when = ResolveWhen(a, a.status == "just-changed", records);
+    if (!when) {
+      std::fprintf(stderr, "dossier note %s: %s\n", n->name, when.error().message.c_str());
+      return kExitUsage;
+    }
+    a.when_resolved = *when;
     std::string what;
     if (Status st = n->apply(&*ed, a, &what); !st) {
       std::fprintf(stderr, "dossier note %s: %s\n", n->name, st.error().message.c_str());

@@ -172,6 +172,7 @@ int RunP2p(const std::vector<std::string>& args) {
   engine->reset();  // frees GPU and pinned memory before anything is written
   m.time = started;
   m.boot_id = model.boot_id.value_or("");
+  m.hostname = model.hostname.value_or("");
   if (g_stop.load()) m.interrupted = true;
   for (int s : kP2pStopSignals) ::signal(s, SIG_DFL);
 

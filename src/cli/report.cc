@@ -14,8 +14,9 @@ int RunReport(const std::vector<std::string>& args) {
   app.add_option("--dossier", dossier_dir, "dossier directory")
       ->check(NonEmptyPath())
       ->capture_default_str();
-  app.add_option("--format", format, "md or json")
-      ->check(CLI::IsMember({"md", "json"}))
+  app.add_option("--format", format,
+                 "md, json or html (one self-contained file with pictures, opens offline)")
+      ->check(CLI::IsMember({"md", "json", "html"}))
       ->capture_default_str();
   if (int rc = Parse(app, args); rc >= 0) return rc;
 

@@ -44,8 +44,9 @@ struct P2pResult {
 };
 
 struct P2pMeasurement {
-  std::string time;                        // when it ran (ISO 8601 UTC)
-  std::string boot_id;                     // boot it ran in: a later boot makes it stale
+  std::string time;      // when it ran (ISO 8601 UTC)
+  std::string boot_id;   // boot it ran in: a later boot makes it stale
+  std::string hostname;  // the machine it ran on: boot ids compare only on the same one
   std::vector<std::string> gpu_addresses;  // by CUDA ordinal
   std::vector<P2pResult> results;
   bool interrupted = false;  // Ctrl-C or --timeout cut it short; results are what was measured
@@ -59,6 +60,7 @@ struct P2pMeasurement {
     v("imported_from", imported_from);
     v("time", time);
     v("boot_id", boot_id);
+    v("hostname", hostname);
     v("gpu_addresses", gpu_addresses);
     v("results", results);
     v("interrupted", interrupted);
@@ -159,7 +161,8 @@ struct ServeRun {
 
 struct ServeMeasurement {
   std::string time;
-  std::string boot_id;
+  std::string boot_id;   // of the machine the client ran on
+  std::string hostname;  // that machine: boot ids compare only on the same one
   std::string endpoint;  // URL, credentials redacted
   std::string api;       // "completions" or "chat"
   std::string model;
@@ -181,6 +184,7 @@ struct ServeMeasurement {
     v("imported_from", imported_from);
     v("time", time);
     v("boot_id", boot_id);
+    v("hostname", hostname);
     v("endpoint", endpoint);
     v("api", api);
     v("model", model);

@@ -93,6 +93,7 @@ struct NoteNext {
   bool blocking = false;
   bool done = false;
   std::string why;
+  std::string when;  // when it was done (dossier note done N --when)
   int64_t line = 0;
   template <class V>
   void visit(V& v) {
@@ -102,6 +103,7 @@ struct NoteNext {
     v("blocking", blocking);
     v("done", done);
     v("why", why);
+    v("when", when);
     v("line", line);
   }
 };

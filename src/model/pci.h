@@ -176,10 +176,14 @@ struct IommuInfo {
 struct PciProblem {
   Fact<std::string> address;  // unknown when the message names no device
   std::string message;
+  // A later line of the same log that shows the same resource assigned after all (the kernel
+  // retried, e.g. with pci=realloc): the problem is resolved. "" when nothing resolved it.
+  std::string resolved;
   template <class V>
   void visit(V& v) {
     v("address", address);
     v("message", message);
+    v("resolved", resolved);
   }
 };
 

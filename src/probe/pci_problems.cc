@@ -127,9 +127,37 @@ std::string PciAddressIn(std::string_view m) {
   return {};
 }
 
+namespace {
+
+// The resource a message is about, "0000:00:1c.3 bridge window" or "0000:08:00.0 BAR 1": the
+// address, then the words up to the first " [" after it. "" when the message has no address or
+// no bracket.
+std::string ResourceOf(std::string_view msg) {
+  std::string addr = PciAddressIn(msg);
+  if (addr.empty()) return "";
+  size_t at = msg.find(addr);
+  if (at == std::string_view::npos) return "";
+  std::string_view rest = msg.substr(at + addr.size());
+  if (rest.starts_with(": ")) rest.remove_prefix(2);
+  size_t br = rest.find(" [");
+  if (br == std::string_view::npos || br == 0) return "";
+  return addr + " " + std::string(rest.substr(0, br));
+}
+
+}  // namespace
+
 void PciProblemScanner::Add(std::string_view line) {
-  if (problems_.size() >= kMaxProblems) return;
   std::string_view msg = StripLogPrefix(line);
+  // "…: assigned" after a failure of the same resource: the kernel placed it after all.
+  if (msg.ends_with(": assigned") || msg.ends_with(": assigned\r")) {
+    std::string res = ResourceOf(msg);
+    if (res.empty()) return;
+    for (auto& p : problems_)
+      if (p.resolved.empty() && ResourceOf(p.message) == res)
+        p.resolved = "assigned later in the same log: " + Printable(msg, kMaxMessage);
+    return;
+  }
+  if (problems_.size() >= kMaxProblems) return;
   bool resource = std::any_of(std::begin(kResourcePhrases), std::end(kResourcePhrases),
                               [&](std::string_view p) { return msg.find(p) != msg.npos; });
   bool nvrm = msg.find("NVRM:") != msg.npos &&

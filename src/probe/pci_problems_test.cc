@@ -134,3 +134,28 @@ TEST(PciProblemsTest, GarbageNeverCrashes) {
 
 }  // namespace
 }  // namespace dossier
+
+namespace dossier {
+namespace {
+
+// The seed guest's log after pci=realloc: a bridge window fails, then is assigned on the retry.
+TEST(PciProblemsTest, AProblemTheSameLogResolvesLaterIsMarkedResolved) {
+  PciProblemScanner s;
+  s.AddText(
+      "[    0.601220] pci 0000:00:1c.3: bridge window [mem size 0x2002000000 64bit pref]: can't "
+      "assign; no space\n"
+      "[    0.601224] pci 0000:00:1c.3: bridge window [mem size 0x2002000000 64bit pref]: failed "
+      "to assign\n"
+      "[    0.601300] pci 0000:05:00.0: BAR 1 [mem size 0x2000000000 64bit pref]: can't assign; "
+      "no space\n"
+      "[    0.601560] pci 0000:00:1c.3: bridge window [mem 0x39c000000000-0x39e001ffffff 64bit "
+      "pref]: assigned\n");
+  ASSERT_EQ(s.problems().size(), 3u);
+  EXPECT_NE(s.problems()[0].resolved.find("assigned later in the same log"), std::string::npos);
+  EXPECT_NE(s.problems()[1].resolved, "");
+  // Another device's BAR is not resolved by the bridge's window.
+  EXPECT_EQ(s.problems()[2].resolved, "");
+}
+
+}  // namespace
+}  // namespace dossier

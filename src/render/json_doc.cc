@@ -5,6 +5,7 @@
 // the Markdown document. docs/json.md describes the keys.
 #include <nlohmann/json.hpp>
 
+#include "analyze/summary.h"
 #include "model/json_io.h"
 #include "render/json_visit.h"
 #include "render/measure_summary.h"
@@ -27,6 +28,7 @@ nlohmann::json Summary(const MachineView& mv) {
                    {"interrupted", s.interrupted},
                    {"best_p2p", s.best_p2p},
                    {"best_staged", s.best_staged},
+                   {"best_bidirectional", s.best_bidir},
                    {"small_message_latency", s.small_latency}});
   }
   for (const auto& r : SummarizeServe(mv)) {
@@ -50,6 +52,7 @@ std::string RenderJson(const View& view, const Analysis& a) {
   doc["generated_at"] = view.generated_at;
   if (!view.dossier_path.empty()) doc["dossier"] = view.dossier_path;
   doc["notes_file"] = view.notes.path;
+  doc["summary"] = PlainToJson(Summarize(view, a));
   doc["goal"] = {{"text", view.notes.goal}, {"targets", PlainArray(a.plan.targets)}};
   doc["instructions"] = PlainArray(view.notes.machines);
   doc["stated_facts"] = PlainArray(view.notes.facts);

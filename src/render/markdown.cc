@@ -1,5 +1,8 @@
 #include "render/markdown.h"
 
+#include <map>
+
+#include "model/fact_paths.h"
 #include "render/md_util.h"
 #include "render/render.h"
 
@@ -23,6 +26,7 @@ const std::vector<MdSection>& MdMachineSections() {
 
 const std::vector<MdDocSection>& MdDocumentSections() {
   static const std::vector<MdDocSection> kSections = {
+      {"Summary", MdSummary, false},
       {"Goal", MdGoal, true},
       {"Instructions", MdInstructions, true},
       {"Discoveries, from the hardware up", MdDiscoveries, false},
@@ -31,9 +35,44 @@ const std::vector<MdDocSection>& MdDocumentSections() {
       {"Accomplished", MdAccomplished, true},
       {"Next steps", MdNextSteps, false},
       {"Relevant files", MdFiles, true},
+      {"Legend", MdLegend, false},
   };
   return kSections;
 }
+
+namespace {
+
+// Clears the stale reason most facts of m share when the whole record is stale (said once above
+// the machine), and numbers the others: each becomes "note N". Returns the reasons by number.
+std::vector<std::string> ShortenStale(Machine* m, bool record_stale) {
+  std::map<std::string, int> count;
+  WalkPaths(*m, [&](const std::string&, auto& leaf) {
+    if constexpr (IsFactType<std::remove_reference_t<decltype(leaf)>>::value) {
+      if (!leaf.stale.empty()) ++count[leaf.stale];
+    }
+  });
+  std::string wide;
+  int most = 0;
+  for (const auto& [why, n] : count)
+    if (record_stale && n > most) wide = why, most = n;
+  std::vector<std::string> reasons;
+  std::map<std::string, size_t> number;
+  WalkPaths(*m, [&](const std::string&, auto& leaf) {
+    if constexpr (IsFactType<std::remove_reference_t<decltype(leaf)>>::value) {
+      if (leaf.stale.empty()) return;
+      if (leaf.stale == wide) {
+        leaf.stale.clear();
+        return;
+      }
+      auto [it, added] = number.emplace(leaf.stale, reasons.size() + 1);
+      if (added) reasons.push_back(leaf.stale);
+      leaf.stale = "note " + std::to_string(it->second);
+    }
+  });
+  return reasons;
+}
+
+}  // namespace
 
 void MdDiscoveries(const View& view, const Analysis& a, std::string* out) {
   if (view.machines.empty()) *out += "No machine has been collected yet.\n\n";
@@ -44,9 +83,17 @@ void MdDiscoveries(const View& view, const Analysis& a, std::string* out) {
               mv.record.tool + ").\n\n";
     }
     if (!mv.stale.empty()) *out += "> **Stale:** " + md::Escape(mv.stale) + "\n\n";
+    // Staleness once, not on every cell: the record-wide reason is the note above; other reasons
+    // (facts filled from older records) are numbered once here and cells say "stale: note N".
+    MachineView shown = mv;
+    std::vector<std::string> reasons = ShortenStale(&shown.machine, !mv.stale.empty());
+    for (size_t i = 0; i < reasons.size(); ++i)
+      *out += (i ? "" : "Facts marked stale below:\n\n") + std::string("- note ") +
+              std::to_string(i + 1) + ": " + md::Escape(reasons[i]) + "\n";
+    if (!reasons.empty()) *out += "\n";
     for (const auto& s : MdMachineSections()) {
       *out += std::string("#### ") + s.title + "\n\n";
-      s.render(mv, out);
+      s.render(shown, out);
       *out += "\n";
     }
     MdStatedFacts(view, mv, out);

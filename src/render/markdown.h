@@ -45,6 +45,7 @@ struct MdDocSection {
 
 const std::vector<MdDocSection>& MdDocumentSections();
 
+void MdSummary(const View& view, const Analysis& a, std::string* out);       // md_summary.cc
 void MdGoal(const View& view, const Analysis& a, std::string* out);          // md_report.cc
 void MdInstructions(const View& view, const Analysis& a, std::string* out);  // md_report.cc
 void MdDiscoveries(const View& view, const Analysis& a, std::string* out);   // markdown.cc
@@ -53,6 +54,10 @@ void MdFindings(const View& view, const Analysis& a, std::string* out);      // 
 void MdAccomplished(const View& view, const Analysis& a, std::string* out);  // md_report.cc
 void MdNextSteps(const View& view, const Analysis& a, std::string* out);     // md_report.cc
 void MdFiles(const View& view, const Analysis& a, std::string* out);         // md_report.cc
+void MdLegend(const View& view, const Analysis& a, std::string* out);        // md_gpu.cc
+
+// A target's latest value: "485.0, not met", "not measured", "run failed (reason)".
+std::string MdTargetValue(const TargetStatus& t);  // md_summary.cc
 
 // Per machine, inside the discoveries: facts stated in the notes, and what changed since the
 // previous boot.

@@ -1,21 +1,61 @@
 // The report's Findings section: every machine's findings, critical first, each with its
 // evidence (and where each fact came from), explanation, what will not help, and actions with the
 // command that verifies each.
+#include <map>
+#include <set>
+
 #include "render/markdown.h"
 #include "render/md_util.h"
 
 namespace dossier {
 namespace {
 
+// The evidence row with its device address and numbers taken out: rows alike but for the device.
+std::string EvidenceShape(const Evidence& e) {
+  std::string k = e.fact + "\x1f" + e.source;
+  for (char& c : k)
+    if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')) c = '#';
+  return k;
+}
+
+// Evidence rows in their order, alike rows (three or more) gathered under the first.
+std::vector<std::vector<const Evidence*>> GroupEvidence(const std::vector<Evidence>& ev) {
+  std::map<std::string, std::vector<const Evidence*>> by;
+  for (const auto& e : ev) by[EvidenceShape(e)].push_back(&e);
+  std::vector<std::vector<const Evidence*>> out;
+  std::set<std::string> done;
+  for (const auto& e : ev) {
+    std::string k = EvidenceShape(e);
+    const auto& g = by[k];
+    if (g.size() < 3) {
+      out.push_back({&e});
+      continue;
+    }
+    if (done.insert(k).second) out.push_back(g);
+  }
+  return out;
+}
+
 void One(const MachineView& mv, const Finding& f, std::string* out) {
   *out += "#### `" + f.id + "` on `" + mv.machine.name + "`: " + md::Escape(f.title) + "\n\n";
   if (!f.stale.empty()) *out += "> **Stale:** " + md::Escape(f.stale) + "\n\n";
   if (!f.evidence.empty()) {
     md::Table t({"evidence", "value", "source"});
-    for (const auto& e : f.evidence) {
-      std::string v = md::Escape(e.value);
-      if (!e.stale.empty()) v += " (stale: " + md::Escape(e.stale) + ")";
-      t.Row({md::Escape(e.fact), v, md::Code(e.source)});
+    // Per-device rows that say the same thing are one row: a count and one example (the JSON
+    // keeps every row). Staleness is said once above, unless a row's differs.
+    const size_t colon = f.stale.find(": ");
+    const std::string said = colon == std::string::npos ? f.stale : f.stale.substr(colon + 2);
+    for (const auto& g : GroupEvidence(f.evidence)) {
+      const Evidence& e = *g.front();
+      std::string fact = md::Escape(e.fact), v = md::Escape(e.value);
+      if (g.size() > 1) {
+        fact += " (and " + std::to_string(g.size() - 1) + " more like it)";
+        bool same = true;
+        for (const Evidence* x : g) same = same && x->value == e.value;
+        if (!same) v += " (values vary; all in the JSON)";
+      }
+      if (!e.stale.empty() && e.stale != said) v += " (stale: " + md::Escape(e.stale) + ")";
+      t.Row({fact, v, md::Code(e.source)});
     }
     *out += t.Render() + "\n";
   }

@@ -47,11 +47,22 @@ void RenderMatrix(const Machine& m, std::string* out) {
     *out += "\nTopology levels were not derived for this record.\n";
     return;
   }
+  bool used_markers[std::size(kMarkers)] = {};
+  if (auto v = md::UniformOffDiagonal(levels)) {
+    *out += fmt::format(
+        "\nLevel between GPUs from the PCI walk (the meaning of `nvidia-smi topo -m`; NVLink is "
+        "not visible to the walk): `{}` between all {} GPUs.\n",
+        md::Escape(*v), n);
+    for (size_t k = 0; k < std::size(kMarkers); ++k) used_markers[k] = *v == kMarkers[k].level;
+    for (size_t k = 0; k < std::size(kMarkers); ++k)
+      if (used_markers[k])
+        *out += fmt::format("\n`{}` = {}.\n", md::Escape(kMarkers[k].level), kMarkers[k].meaning);
+    return;
+  }
   std::vector<std::string> header{""};
   for (size_t j = 0; j < n; ++j) header.push_back(fmt::format("GPU{}", j));
   header.push_back("NUMA");
   md::Table t(header);
-  bool used_markers[std::size(kMarkers)] = {};
   for (size_t i = 0; i < n; ++i) {
     std::vector<std::string> row{fmt::format("GPU{}", i)};
     for (size_t j = 0; j < n; ++j) {
@@ -66,8 +77,9 @@ void RenderMatrix(const Machine& m, std::string* out) {
       "\nLevels between GPUs from the PCI walk, with the meaning of `nvidia-smi topo -m` "
       "(NVLink is not visible to the walk):\n\n";
   *out += t.Render();
-  *out += "\nLegend:\n\n";
-  for (const auto& l : kLegend) *out += fmt::format("- `{}` = {}\n", l.level, l.meaning);
+  bool any_marker = false;
+  for (bool u : used_markers) any_marker = any_marker || u;
+  if (any_marker) *out += "\n";
   for (size_t k = 0; k < std::size(kMarkers); ++k) {
     if (used_markers[k])
       *out += fmt::format("- `{}` = {}\n", md::Escape(kMarkers[k].level), kMarkers[k].meaning);
@@ -75,6 +87,18 @@ void RenderMatrix(const Machine& m, std::string* out) {
 }
 
 }  // namespace
+
+void MdLegend(const View&, const Analysis&, std::string* out) {
+  *out += "GPU pair levels (`nvidia-smi topo -m` and dossier's PCI walk):\n\n";
+  for (const auto& l : kLegend) *out += fmt::format("- `{}` = {}\n", l.level, l.meaning);
+  *out +=
+      "- `NV#` = # NVLinks; `INT` = one board; `?` = the call failed\n\n"
+      "P2P status (`nvidia-smi topo -p2p`): `OK` = supported; `CNS` = chipset not supported; "
+      "`GNS` = GPU not supported; `TNS` = topology not supported; `DR` = disabled by registry key; "
+      "`NS` = not supported; `U` = unknown; `?` = the call failed.\n\n"
+      "Sizes: KiB/MiB/GiB are powers of 2; GB/s is 10^9 bytes per second. A value marked stale "
+      "may no longer hold; the note at the top of its machine or section says why.\n";
+}
 
 void MdGpus(const MachineView& mv, std::string* out) {
   const Machine& m = mv.machine;

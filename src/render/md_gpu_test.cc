@@ -36,13 +36,18 @@ TEST(MdGpus, TableMatrixLegendAndDriver) {
             std::string::npos)
       << out;
   EXPECT_NE(out.find("unknown (device id 0x26b1 not in dossier's table)"), std::string::npos);
-  EXPECT_NE(out.find("| GPU0 | GPU1 | NUMA |"), std::string::npos) << out;
-  EXPECT_NE(out.find("| GPU0 | X | PHB | 0 |"), std::string::npos) << out;
-  EXPECT_NE(out.find("| GPU1 | PHB | X | -1 (kernel does not know) |"), std::string::npos) << out;
-  EXPECT_NE(out.find("- `PHB` = Connection traversing PCIe as well as a PCIe Host Bridge"),
-            std::string::npos);
-  EXPECT_NE(out.find("- `PIX` = "), std::string::npos);
+  // One level between every pair: one sentence, not a matrix.
+  EXPECT_NE(out.find("`PHB` between all 2 GPUs"), std::string::npos) << out;
+  EXPECT_EQ(out.find("| GPU0 | GPU1 | NUMA |"), std::string::npos) << out;
   EXPECT_EQ(out.find("NODE/SYS"), std::string::npos) << "marker legend only when used";
+  // The levels' legend is once per document.
+  EXPECT_EQ(out.find("- `PHB` = "), std::string::npos);
+  std::string legend;
+  MdLegend(View{}, Analysis{}, &legend);
+  EXPECT_NE(legend.find("- `PHB` = Connection traversing PCIe as well as a PCIe Host Bridge"),
+            std::string::npos);
+  EXPECT_NE(legend.find("- `PIX` = "), std::string::npos);
+  EXPECT_NE(legend.find("`NS` = not supported"), std::string::npos);
 }
 
 TEST(MdGpus, MarkerLegendWhenTheWalkCouldNotTell) {
@@ -50,6 +55,9 @@ TEST(MdGpus, MarkerLegendWhenTheWalkCouldNotTell) {
   mv.machine.topology.gpu_levels[0][1] = kLevelNodeOrSys;
   std::string out;
   MdGpus(mv, &out);
+  // Levels that differ: the matrix, with its NUMA column and the marker's meaning.
+  EXPECT_NE(out.find("| GPU0 | GPU1 | NUMA |"), std::string::npos) << out;
+  EXPECT_NE(out.find("| GPU1 | PHB | X | -1 (kernel does not know) |"), std::string::npos) << out;
   EXPECT_NE(out.find("- `NODE/SYS` = "), std::string::npos) << out;
 }
 

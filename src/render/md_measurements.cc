@@ -17,7 +17,8 @@ void MdMeasurements(const View& view, const Analysis&, std::string* out) {
     any = true;
     *out += "### `" + mv.machine.name + "`\n\n";
     if (!p2p.empty()) {
-      md::Table t({"p2p run", "results", "best P2P", "best staged", "small-message latency"});
+      md::Table t({"p2p run", "results", "best P2P, one way", "best staged, one way",
+                   "both ways at once (sum)", "small-message latency"});
       for (const auto& s : p2p) {
         std::string when = s.time + (s.stale.empty() ? "" : " (stale: " + s.stale + ")") +
                            (s.interrupted ? " (interrupted)" : "");
@@ -28,6 +29,7 @@ void MdMeasurements(const View& view, const Analysis&, std::string* out) {
         if (s.errors) res += fmt::format(", {} errors", s.errors);
         t.Row({md::Escape(when), res, md::Escape(s.best_p2p.empty() ? "-" : s.best_p2p),
                md::Escape(s.best_staged.empty() ? "-" : s.best_staged),
+               md::Escape(s.best_bidir.empty() ? "-" : s.best_bidir),
                md::Escape(s.small_latency.empty() ? "-" : s.small_latency)});
       }
       *out += t.Render() + "\n";
@@ -41,8 +43,11 @@ void MdMeasurements(const View& view, const Analysis&, std::string* out) {
                    "TPOT median ms", "completed / failed"});
       for (const auto& r : serve) {
         std::string when = r.time + (r.stale.empty() ? "" : " (stale: " + r.stale + ")");
+        // A run that completed nothing measured no throughput: it failed.
+        bool failed = r.completed == 0;
         t.Row({md::Escape(when) + " " + md::Code(r.endpoint), r.load,
-               fmt::format("{:.1f}", r.total_tps), fmt::format("{:.1f}", r.output_tps),
+               failed ? "run failed" : fmt::format("{:.1f}", r.total_tps),
+               failed ? "-" : fmt::format("{:.1f}", r.output_tps),
                r.ttft_median_ms.empty() ? "-" : r.ttft_median_ms,
                r.tpot_median_ms.empty() ? "-" : r.tpot_median_ms,
                fmt::format("{} / {}", r.completed, r.failed)});

@@ -34,6 +34,11 @@ std::string NvLinks(const NvmlGpu& g) {
 }
 
 void Matrix(const std::vector<std::vector<std::string>>& m, std::string* out) {
+  if (auto v = md::UniformOffDiagonal(m)) {
+    *out += fmt::format("`{}` for all {} ordered pairs of the {} GPUs.\n", md::Escape(*v),
+                        m.size() * (m.size() - 1), m.size());
+    return;
+  }
   std::vector<std::string> header{" "};
   for (size_t j = 0; j < m.size(); ++j) header.push_back("GPU" + std::to_string(j));
   md::Table t(header);
@@ -87,17 +92,13 @@ void P2pMatrices(const P2pStatusMatrices& p, std::string* out) {
     *out += fmt::format("\nP2P {} (`nvidia-smi topo -p2p {}`):\n\n", c.name, c.flag);
     Matrix(*c.m, out);
   }
-  *out +=
-      "\nLegend: X = self; OK = supported; CNS = chipset not supported; GNS = GPU not supported; "
-      "TNS = topology not supported; DR = disabled by registry key; NS = not supported; "
-      "U = unknown; ? = the call failed (below).\n";
 }
 
 // The PCI walk's level beside NVML's, for every pair both know; disagreements listed.
 void Compare(const Machine& m, std::string* out) {
   const auto& walk = m.topology.gpu_levels;
   const auto& nv = m.topology.nvml_levels;
-  *out += "\nThe PCI walk's level beside NVML's (walk / NVML):\n\n";
+  *out += "\nThe PCI walk's level beside NVML's:\n\n";
   if (walk.empty()) {
     *out += "The PCI walk gave no GPU levels to compare with.\n";
     return;
@@ -134,12 +135,14 @@ void Compare(const Machine& m, std::string* out) {
     }
     t.Row(row);
   }
-  *out += t.Render() + "\n";
-  for (const auto& u : unmatched) *out += "- " + md::Escape(u) + "\n";
   if (differ.empty()) {
+    // Agreement needs no table: it would repeat the matrix above.
+    for (const auto& u : unmatched) *out += "- " + md::Escape(u) + "\n";
     *out += "The PCI walk and NVML agree on every pair both could place.\n";
     return;
   }
+  *out += t.Render() + "\n";
+  for (const auto& u : unmatched) *out += "- " + md::Escape(u) + "\n";
   *out += "They disagree on " + std::to_string(differ.size()) +
           " pair(s); in a virtual machine the guest's PCI tree is flattened, so the driver's "
           "answer describes the guest, not the host:\n\n";
@@ -166,11 +169,6 @@ void MdNvml(const MachineView& mv, std::string* out) {
 
   *out += "\nGPU pairs (`nvidia-smi topo -m`):\n\n";
   Matrix(m.topology.nvml_levels, out);
-  *out +=
-      "\nLegend: X = self; SYS = across the inter-socket link (SMP interconnect); NODE = between "
-      "host bridges within one NUMA node; PHB = through a PCIe host bridge (the CPU); PXB = "
-      "several PCIe bridges, no host bridge; PIX = at most one PCIe bridge; NV# = # NVLinks; "
-      "INT = one board; ? = the call failed.\n";
   P2pMatrices(m.topology.p2p_status, out);
   Compare(m, out);
   if (!n.pair_errors.empty()) {

@@ -136,8 +136,12 @@ void BySize(const P2pMeasurement& m, const ModeInfo& mode, std::string* out) {
   *out += t.Render() + "\n";
 }
 
-// p2pBandwidthLatencyTest's shape: rows are sources, columns destinations.
-void PairMatrix(const P2pMeasurement& m, const ModeInfo& mode, uint64_t size, std::string* out) {
+// p2pBandwidthLatencyTest's shape: rows are sources, columns destinations. A matrix whose cells
+// are all one value (56 pairs "waived") is one line, and so is one identical to a matrix already
+// shown (`shown` holds them, by mode).
+void PairMatrix(const P2pMeasurement& m, const ModeInfo& mode, uint64_t size,
+                std::vector<std::pair<std::string, std::vector<std::vector<std::string>>>>* shown,
+                std::string* out) {
   std::set<int64_t> gpus;
   std::map<std::pair<int64_t, int64_t>, const P2pResult*> cell;
   bool latency = std::string_view(mode.mode).starts_with("latency");
@@ -150,14 +154,9 @@ void PairMatrix(const P2pMeasurement& m, const ModeInfo& mode, uint64_t size, st
     if (std::string_view(mode.mode).starts_with("bi-")) cell[{r.dst, r.src}] = &r;
   }
   if (cell.empty()) return;
-  *out +=
-      fmt::format("**{}** at {}, {}:\n\n", mode.mode, latency ? "the small size" : SizeText(size),
-                  latency ? "µs per copy" : "GB/s");
-  std::vector<std::string> header{"from \\ to"};
-  for (int64_t g : gpus) header.push_back(EndLabel(g));
-  md::Table t(header);
+  std::vector<std::vector<std::string>> cells;
   for (int64_t a : gpus) {
-    std::vector<std::string> row{"**" + EndLabel(a) + "**"};
+    std::vector<std::string> row;
     for (int64_t b : gpus) {
       auto it = cell.find({a, b});
       if (a == b || it == cell.end()) {
@@ -174,6 +173,30 @@ void PairMatrix(const P2pMeasurement& m, const ModeInfo& mode, uint64_t size, st
       else
         row.push_back(r.verdict);
     }
+    cells.push_back(std::move(row));
+  }
+  std::string what =
+      fmt::format("**{}** at {}", mode.mode, latency ? "the small size" : SizeText(size));
+  if (auto v = md::UniformOffDiagonal(cells)) {
+    *out += fmt::format("{}: {} for all {} ordered pairs.\n\n", what, *v,
+                        cells.size() * (cells.size() - 1));
+    return;
+  }
+  for (const auto& [other, c] : *shown) {
+    if (c != cells) continue;
+    *out += fmt::format("{}: the same figures as {}.\n\n", what, other);
+    return;
+  }
+  shown->push_back({mode.mode, cells});
+  *out += what + ", " + (latency ? "µs per copy" : "GB/s") + ":\n\n";
+  std::vector<std::string> header{"from \\ to"};
+  for (int64_t g : gpus) header.push_back(EndLabel(g));
+  md::Table t(header);
+  size_t i = 0;
+  for (int64_t a : gpus) {
+    std::vector<std::string> row{"**" + EndLabel(a) + "**"};
+    row.insert(row.end(), cells[i].begin(), cells[i].end());
+    ++i;
     t.Row(row);
   }
   *out += t.Render() + "\n";
@@ -236,10 +259,11 @@ void MdP2pMeasurement(const P2pMeasurement& m, uint64_t matrix_size, std::string
   }
   for (const auto& mode : kModes)
     if (!std::string_view(mode.mode).starts_with("latency")) BySize(m, mode, out);
+  std::vector<std::pair<std::string, std::vector<std::vector<std::string>>>> shown;
   for (const char* mode :
        {"uni-p2p", "uni-staged", "bi-p2p", "bi-staged", "latency-p2p", "latency-staged"})
     for (const auto& info : kModes)
-      if (std::string_view(info.mode) == mode) PairMatrix(m, info, matrix_size, out);
+      if (std::string_view(info.mode) == mode) PairMatrix(m, info, matrix_size, &shown, out);
   HostTable(m, matrix_size, out);
 }
 

@@ -1,7 +1,9 @@
 // Markdown sections for the PCI tree (devices by root complex and parent chain, like
 // `lspci -tv`, with links, BARs and Resizable BAR of the GPUs) and for the IOMMU and ACS
 // (groups, and the ACS registers of every bridge and port).
+#include <fmt/format.h>
 #include <algorithm>
+
 #include <map>
 #include <set>
 
@@ -177,25 +179,14 @@ void MdIommuAcs(const MachineView& mv, std::string* out) {
 
   md::Table a({"device", "name", "port type", "ACS capability", "ACS control"});
   std::string without;
-  // When no bridge's ACS could be read, for one reason (a capture or an unprivileged read cut
-  // config to 64 bytes), that is said once instead of once per bridge.
-  size_t bridges = 0;
-  std::set<std::string> reasons;
-  for (const auto& d : m.pci.devices) {
-    if (!IsBridge(d)) continue;
-    ++bridges;
-    reasons.insert(d.acs.present.known() ? "" : d.acs.present.unknown);
-  }
-  bool one_reason = bridges > 1 && reasons.size() == 1 && !reasons.begin()->empty();
-  if (one_reason) {
-    *out += "\nACS of all " + std::to_string(bridges) +
-            " bridges and ports unknown: " + md::Escape(*reasons.begin()) + ".\n";
-  }
+  // Rows that all say the same (QEMU's emulated root ports, or everything unknown without root)
+  // are one sentence, not a table.
+  std::set<std::pair<std::string, std::string>> kinds;
+  std::vector<std::string> listed;
   for (const auto& d : m.pci.devices) {
     bool has = d.acs.present.known() && *d.acs.present;
     bool bridge = IsBridge(d);
     if (!has && !bridge) continue;
-    if (one_reason && bridge) continue;
     if (bridge && d.acs.present.known() && !*d.acs.present) {
       without += (without.empty() ? "" : ", ") + ("`" + d.address + "`");
       continue;
@@ -203,13 +194,22 @@ void MdIommuAcs(const MachineView& mv, std::string* out) {
     std::string cap = d.acs.present.known() ? md::Cell(d.acs.capability) : md::Cell(d.acs.present);
     std::string ctl = d.acs.present.known() ? md::Cell(d.acs.control) : md::Cell(d.acs.present);
     a.Row({"`" + d.address + "`", md::Cell(d.name), md::Cell(d.port_type), cap, ctl});
+    kinds.insert({cap, ctl});
+    listed.push_back("`" + d.address + "`");
   }
   if (a.empty() && without.empty()) {
-    if (one_reason) return;
     *out += "\nNo bridge or port, and no device with Access Control Services.\n";
     return;
   }
-  if (!a.empty()) {
+  if (kinds.size() == 1 && listed.size() > 1) {
+    std::string list;
+    for (size_t i = 0; i < listed.size() && i < 4; ++i) list += (i ? ", " : "") + listed[i];
+    if (listed.size() > 4) list += fmt::format(" and {} more", listed.size() - 4);
+    *out += fmt::format(
+        "\nAccess Control Services (from `config`): the same on all {} bridges and ports "
+        "({}): capability {}, control {}.\n",
+        listed.size(), list, kinds.begin()->first, kinds.begin()->second);
+  } else if (!a.empty()) {
     *out += "\nAccess Control Services (from `config`):\n\n" + a.Render() +
             "\nSV source validation, TB translation blocking, RR request redirect, CR completion "
             "redirect, UF upstream forwarding, EC egress control, DT direct translated P2P. RR "

@@ -39,10 +39,13 @@ void MdGoal(const View& view, const Analysis& a, std::string* out) {
   if (a.plan.targets.empty()) return;
   md::Table t({"target", "latest measured", "where, when", "verdict"});
   for (const auto& s : a.plan.targets) {
-    std::string measured = s.measured ? fmt::format("{:.1f}", s.value) : "not measured";
+    std::string measured = !s.failed.empty() ? "run failed (" + md::Escape(s.failed) + ")"
+                           : s.measured      ? fmt::format("{:.1f}", s.value)
+                                             : "not measured";
     if (!s.stale.empty()) measured += " (stale: " + md::Escape(s.stale) + ")";
-    std::string where = s.measured ? md::Code(s.machine) + ", " + s.time : "";
-    std::string verdict = s.verdict == "not met" ? "**not met**" : s.verdict;
+    std::string where = s.measured || !s.failed.empty() ? md::Code(s.machine) + ", " + s.time : "";
+    std::string verdict =
+        s.verdict == "not met" || !s.failed.empty() ? "**" + s.verdict + "**" : s.verdict;
     t.Row({md::Code(s.text), measured, where, verdict});
   }
   *out += t.Render() + "\nTargets from " + NotesRef(view, a.plan.targets.front().target.line) +

@@ -85,12 +85,26 @@ void MdKernel(const MachineView& mv, std::string* out) {
     if (m.kernel_log.source.known()) *out += "\nNo PCI resource problems in the kernel log.\n";
     return;
   }
-  *out += "\nPCI resource problems in the kernel log:\n\n";
-  md::Table p({"device", "message"});
+  // Problems the same log shows resolved later (a bridge window assigned after pci=realloc) are
+  // listed apart: they are history, not problems.
+  md::Table p({"device", "message"}), r({"device", "message", "resolved"});
   for (const auto& pr : m.kernel_log.pci_problems) {
-    p.Row({pr.address.value_or("-"), "`" + md::Escape(pr.message) + "`"});
+    if (pr.resolved.empty())
+      p.Row({pr.address.value_or("-"), "`" + md::Escape(pr.message) + "`"});
+    else
+      r.Row(
+          {pr.address.value_or("-"), "`" + md::Escape(pr.message) + "`", md::Escape(pr.resolved)});
   }
+  if (p.empty()) {
+    *out +=
+        "\nNo unresolved PCI resource problems in the kernel log; resolved later in the same "
+        "log:\n\n" +
+        r.Render();
+    return;
+  }
+  *out += "\nPCI resource problems in the kernel log:\n\n";
   *out += p.Render();
+  if (!r.empty()) *out += "\nResolved later in the same log:\n\n" + r.Render();
 }
 
 }  // namespace dossier

@@ -90,4 +90,18 @@ std::string Table::Render() const {
   return out;
 }
 
+std::optional<std::string> UniformOffDiagonal(const std::vector<std::vector<std::string>>& m) {
+  if (m.size() < 2) return std::nullopt;
+  std::optional<std::string> v;
+  for (size_t i = 0; i < m.size(); ++i) {
+    if (m[i].size() != m.size()) return std::nullopt;
+    for (size_t j = 0; j < m.size(); ++j) {
+      if (i == j) continue;
+      if (!v) v = m[i][j];
+      if (m[i][j] != *v) return std::nullopt;
+    }
+  }
+  return v;
+}
+
 }  // namespace dossier::md

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,6 +41,10 @@ std::string Source(const Fact<T>& f) {
 
 // 1073741824 -> "1 GiB"; 1500000 -> "1.43 MiB".
 std::string Bytes(uint64_t n);
+
+// When a square matrix of at least two rows holds one value in every off-diagonal cell, that
+// value; nullopt otherwise. A matrix like that is one sentence, not a table.
+std::optional<std::string> UniformOffDiagonal(const std::vector<std::vector<std::string>>& m);
 
 class Table {
  public:

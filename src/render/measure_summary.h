@@ -15,8 +15,10 @@ struct P2pSummary {
   std::string stale;  // measured in an earlier boot
   size_t gpus = 0, results = 0, ok = 0, corrupted = 0, hung = 0, waived = 0, errors = 0;
   bool interrupted = false;
-  std::string best_p2p;       // "41.41 GB/s GPU 0 -> 1 uni-p2p at 16777216 B", or ""
-  std::string best_staged;    // the same for copies staged through host memory
+  std::string best_p2p;     // "41.41 GB/s GPU 0 -> 1 uni-p2p at 16777216 B", or ""
+  std::string best_staged;  // the same for copies staged through host memory
+  // Both directions at once (bi-p2p, else bi-staged): the sum of the two directions, said so.
+  std::string best_bidir;
   std::string small_latency;  // "13.40 us GPU 0 -> 1 (latency-staged)"
 };
 

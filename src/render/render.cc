@@ -6,6 +6,8 @@ const std::vector<RendererEntry>& RendererTable() {
   static const std::vector<RendererEntry> kTable = {
       {"md", "Markdown handoff document", RenderMarkdown},
       {"json", "JSON, schema dossier/1 (docs/json.md)", RenderJson},
+      {"html", "one self-contained HTML file: the Markdown document with pictures (offline)",
+       RenderHtml},
   };
   return kTable;
 }

@@ -13,6 +13,8 @@ namespace dossier {
 
 std::string RenderMarkdown(const View& view, const Analysis& analysis);
 std::string RenderJson(const View& view, const Analysis& analysis);
+// One self-contained HTML file (html.cc): the Markdown document with pictures, summary first.
+std::string RenderHtml(const View& view, const Analysis& analysis);
 
 struct RendererEntry {
   const char* format;  // --format value

@@ -169,7 +169,7 @@ class Reader {
           {Str(t, "what", true), Str(t, "result"), Str(t, "machine"), Str(t, "when"), line});
     });
     Each(root, "next", [&](const toml::table& t, int64_t line) {
-      OnlyKeys(t, "[[next]]", {"do", "verify", "machine", "blocking", "done", "why"});
+      OnlyKeys(t, "[[next]]", {"do", "verify", "machine", "blocking", "done", "why", "when"});
       NoteNext x;
       x.step = Str(t, "do", true);
       x.verify = Str(t, "verify");
@@ -177,6 +177,7 @@ class Reader {
       x.blocking = Bool(t, "blocking");
       x.done = Bool(t, "done");
       x.why = Str(t, "why");
+      x.when = Str(t, "when");
       x.line = line;
       n.next.push_back(std::move(x));
     });

@@ -22,20 +22,28 @@ struct LaterBoot {
   std::string boot, what, time;
 };
 
+// Boot ids compare only between records of one machine: a measurement run on the machine running
+// dossier says nothing about the boots of a captured tree collected there (another machine), nor
+// does a serve-bench client about its server. Known host names must match; a record without one
+// is compared only with a collect of the live machine.
 LaterBoot NewerBoot(const MachineView& mv, const std::vector<Record>& records,
-                    const std::string& collect_boot) {
+                    const std::string& collect_boot, bool collect_live) {
   LaterBoot out;
-  auto consider = [&](const std::string& boot, const std::string& time, const std::string& what) {
+  const std::string host = mv.machine.hostname.value_or("");
+  auto consider = [&](const std::string& boot, const std::string& time, const std::string& what,
+                      const std::string& rec_host) {
     if (boot.empty() || boot == collect_boot || time <= mv.record.time || time <= out.time) return;
+    if (rec_host.empty() ? !collect_live : (!host.empty() && rec_host != host)) return;
     out = {boot, what, time};
   };
-  for (const auto& p : mv.p2p) consider(p.boot_id, p.time, "a p2p measurement");
-  for (const auto& s : mv.serve) consider(s.boot_id, s.time, "a serving measurement");
+  for (const auto& p : mv.p2p) consider(p.boot_id, p.time, "a p2p measurement", p.hostname);
+  for (const auto& s : mv.serve) consider(s.boot_id, s.time, "a serving measurement", s.hostname);
   for (const auto& r : records) {
     if (r.machine != mv.machine.name || r.kind == "collect") continue;
     auto b = r.doc.find("boot_id");
     if (b != r.doc.end() && b->is_string())
-      consider(b->get<std::string>(), r.time, "a " + r.kind + " record");
+      consider(b->get<std::string>(), r.time, "a " + r.kind + " record",
+               r.doc.value("hostname", std::string()));
   }
   return out;
 }
@@ -97,7 +105,8 @@ void AttachHistory(const std::vector<Record>& records, View* view) {
     }
 
     // A later record in another boot: this collect describes a boot that is over.
-    LaterBoot later = NewerBoot(mv, records, boot);
+    LaterBoot later =
+        NewerBoot(mv, records, boot, collects.back()->doc.value("root", std::string("/")) == "/");
     const NoteFact* changed = JustChangedAfter(view->notes, mv);
     if (later.boot.empty() && changed) {
       mv.stale = "the notes say " + changed->name + " just changed (" + changed->when +

@@ -66,7 +66,8 @@ std::optional<Finding> RuleBuildCudaArchMismatch(const RuleContext& ctx) {
            "\"` and rebuild the extensions that were compiled from source (pip install "
            "--no-build-isolation --force-reinstall --no-deps PACKAGE)",
        "cuobjdump --list-elf PATH/TO/EXTENSION.so | grep sm_" +
-           std::to_string(caps.front().first.major) + std::to_string(caps.front().first.minor)});
+           std::to_string(caps.front().first.major) + std::to_string(caps.front().first.minor),
+       ""});
   f.not_helping = {
       "Upgrading PyTorch alone: prebuilt wheels carry their own architectures, but extensions "
       "built locally keep the ones they were built with."};

@@ -62,15 +62,15 @@ std::optional<Finding> P2pNotOkFrom(const Machine& m, const P2pStatusView& st) {
     f.actions.push_back(
         {"In a guest: advertise the GPUs as one P2P clique (QEMU vfio-pci x-nv-gpudirect-clique), "
          "where the host can do P2P between them",
-         "nvidia-smi topo -p2p r; nvidia-smi topo -p2p w"});
+         "nvidia-smi topo -p2p r; nvidia-smi topo -p2p w", ""});
   }
   if (codes.count("DR")) {
     f.actions.push_back(
         {"Remove the registry key that disables P2P (NVreg_RegistryDwords in the nvidia module "
          "options)",
-         "grep -r RegistryDwords /etc/modprobe.d/; cat /proc/driver/nvidia/params"});
+         "grep -r RegistryDwords /etc/modprobe.d/; cat /proc/driver/nvidia/params", ""});
   }
-  f.actions.push_back({"Measure what the pairs really do, bytes checked", "dossier p2p"});
+  f.actions.push_back({"Measure what the pairs really do, bytes checked", "dossier p2p", ""});
   f.not_helping = {"NCCL_P2P_LEVEL / NCCL_P2P_DISABLE=0: NCCL still requires the driver's OK."};
   return f;
 }

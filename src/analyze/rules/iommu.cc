@@ -55,7 +55,8 @@ std::optional<Finding> RuleIommuTranslatedP2p(const RuleContext& ctx) {
        "used), e.g. in GRUB_CMDLINE_LINUX_DEFAULT of /etc/default/grub, then update-grub and "
        "reboot",
        "cat /sys/kernel/iommu_groups/" + std::to_string(translated.front().second->id) +
-           "/type   # identity; and: dmesg | grep -i 'Default domain type'"});
+           "/type   # identity; and: dmesg | grep -i 'Default domain type'",
+       ""});
   f.not_helping = {
       "Turning the IOMMU off in the BIOS: it also stops translation, but loses interrupt "
       "remapping and VFIO, and machines with more than 255 logical CPUs need the IOMMU for "
@@ -100,7 +101,7 @@ std::optional<Finding> RuleIommuGroupsChanged(const RuleContext& ctx) {
       "passed to the same VM. The numbers below are from this boot: recheck after any further "
       "BIOS change.";
   f.actions.push_back({"Update the mapping to this boot's groups: " + JoinList(mapping, 16),
-                       "grep -n iommugroup /etc/pve/mapping/pci.cfg; qm start VMID"});
+                       "grep -n iommugroup /etc/pve/mapping/pci.cfg; qm start VMID", ""});
   f.not_helping = {
       "Changing ACS back and forth: each change renumbers the groups again; fix the mapping to "
       "the current numbers."};

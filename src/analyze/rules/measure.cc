@@ -60,12 +60,13 @@ std::optional<Finding> RuleP2pBytesCorrupted(const RuleContext& ctx) {
   f.not_helping = {"Trusting `nvidia-smi topo -p2p` OK: it reports capability, not correctness.",
                    "Retrying: the damage comes from the path, not from chance."};
   f.actions.push_back({"Stop P2P for now: NCCL_P2P_DISABLE=1 in the serving engine's environment",
-                       "dossier p2p   # corrupted pairs listed again until the cause is fixed"});
-  f.actions.push_back(
-      {"Look for IOMMU faults during a p2p run", "dmesg | grep -iE 'IO_PAGE_FAULT|AMD-Vi|DMAR'"});
+                       "dossier p2p   # corrupted pairs listed again until the cause is fixed",
+                       ""});
+  f.actions.push_back({"Look for IOMMU faults during a p2p run",
+                       "dmesg | grep -iE 'IO_PAGE_FAULT|AMD-Vi|DMAR'", ""});
   if (IsNotGuest(ctx.m())) {
     f.actions.push_back({"On bare metal, put the IOMMU in passthrough mode (iommu=pt) and retest",
-                         "cat /proc/cmdline; dossier p2p"});
+                         "cat /proc/cmdline; dossier p2p", ""});
   }
   return f;
 }
@@ -98,9 +99,10 @@ std::optional<Finding> RuleP2pBelowExpectation(const RuleContext& ctx) {
       "complex, IOMMU translation, or a crossing between sockets.";
   f.actions.push_back({"Read the links while a p2p run is going (see the pcie.* findings)",
                        "nvidia-smi --query-gpu=index,pcie.link.gen.current,"
-                       "pcie.link.width.current --format=csv"});
+                       "pcie.link.width.current --format=csv",
+                       ""});
   f.actions.push_back(
-      {"Compare with the copy staged through host memory at the same size", "dossier p2p"});
+      {"Compare with the copy staged through host memory at the same size", "dossier p2p", ""});
   return f;
 }
 
@@ -136,7 +138,7 @@ std::optional<Finding> RuleServeBelowTarget(const RuleContext& ctx) {
   if (!conc.empty()) cmd += " --concurrency " + conc;
   if (used->input_len > 0) cmd += " --input-len " + std::to_string(used->input_len);
   if (used->output_len > 0) cmd += " --output-len " + std::to_string(used->output_len);
-  f.actions.push_back({"Re-measure after each change, with the same settings", cmd});
+  f.actions.push_back({"Re-measure after each change, with the same settings", cmd, ""});
   return f;
 }
 

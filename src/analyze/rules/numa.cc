@@ -61,17 +61,18 @@ std::optional<Finding> RuleNumaGpuAffinityUnknown(const RuleContext& ctx) {
          "`echo N > /sys/bus/pci/devices/ADDR/numa_node` per GPU, from a boot-time unit (a "
          "systemd oneshot, or /etc/rc.local) that runs before the server starts",
          "cat /sys/bus/pci/devices/" + unknown.front()->address +
-             "/numa_node; nvidia-smi topo -m   # NUMA Affinity column"});
+             "/numa_node; nvidia-smi topo -m   # NUMA Affinity column",
+         ""});
     f.actions.push_back(
         {"Describe the guest's NUMA layout to NCCL with a topology file (a <cpu numaid=…> per "
          "node with its GPUs' <pci busid=…> inside) named by NCCL_TOPO_FILE in the server's "
          "environment",
-         "NCCL_DEBUG=INFO <server command> 2>&1 | grep -i topo"});
+         "NCCL_DEBUG=INFO <server command> 2>&1 | grep -i topo", ""});
   } else {
     f.actions.push_back(
         {"Update the BIOS, and check its NUMA settings (nodes per socket, ACPI SRAT) so the "
          "firmware reports PCI locality",
-         "cat /sys/bus/pci/devices/" + unknown.front()->address + "/numa_node"});
+         "cat /sys/bus/pci/devices/" + unknown.front()->address + "/numa_node", ""});
   }
   f.not_helping = {
       "numactl --cpunodebind on the whole server: without knowing each GPU's node it pins "

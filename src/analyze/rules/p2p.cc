@@ -1,6 +1,7 @@
 // P2P rules that follow from where the GPUs sit: a guest whose GPUs each hang off their own
 // virtual root port (p2p.vm-isolated), and a host or bare-metal machine whose GPUs each sit alone
 // under their own root complex (p2p.separate-root-complexes).
+#include <cctype>
 #include <optional>
 #include <set>
 
@@ -147,23 +148,46 @@ void VmIsolatedAdvice(const MachineView* host, size_t gpu_count, const std::stri
        "x-nv-gpudirect-clique. Proxmox: pass each GPU as the single function ….00.0 (so QEMU "
        "names it hostpciN, not hostpciN.0) and add to /etc/pve/qemu-server/VMID.conf: `" +
            CliqueArgs(gpu_count) + "`. Then check the bytes, not only the speed.",
-       "nvidia-smi topo -p2p r   # in the guest: OK between the GPUs; then: dossier p2p"});
+       "nvidia-smi topo -p2p r   # in the guest: OK between the GPUs; then: dossier p2p", "host"});
   f.actions.push_back(
       {"Give NCCL a topology file describing the host's real tree (an XML <system> with a <cpu "
        "numaid=…> per NUMA node and each GPU's <pci busid=…> under it, as on the host) and set "
        "NCCL_TOPO_FILE=/etc/nccl-topo.xml in the server's environment. It lets NCCL place rings "
        "and CPU threads well; it does not by itself make P2P available.",
-       "NCCL_DEBUG=INFO <server command> 2>&1 | grep -i topo"});
+       "NCCL_DEBUG=INFO <server command> 2>&1 | grep -i topo", ""});
   f.actions.push_back(
       {"Use a parallelism layout with less cross-GPU traffic" +
            (tp.empty() ? std::string() : " (now tensor parallel " + tp + ")") +
            ", for example tensor parallel 4 with pipeline parallel 2 instead of tensor parallel "
            "8, and measure both.",
-       "dossier serve-bench URL --concurrency 1,64"});
+       "dossier serve-bench URL --concurrency 1,64", ""});
   f.actions.push_back(
       {"Run the model on bare metal (the host itself), where the driver sees the real topology "
        "and can use P2P across root complexes where the platform supports it.",
-       "nvidia-smi topo -p2p r   # on the host, with the nvidia driver bound"});
+       "nvidia-smi topo -p2p r   # on the host, with the nvidia driver bound", "host"});
+}
+
+// What the notes say was done to ACS (a just-changed fact or a tried entry naming it), with the
+// notes line; "" when they say nothing.
+std::string AcsChangeInNotes(const Notes& n) {
+  auto names_acs = [](const std::string& s) {
+    for (size_t at = s.find("ACS"); at != std::string::npos; at = s.find("ACS", at + 1)) {
+      bool left = at == 0 || !std::isalnum(static_cast<unsigned char>(s[at - 1]));
+      bool right = at + 3 >= s.size() || !std::isalnum(static_cast<unsigned char>(s[at + 3]));
+      if (left && right) return true;
+    }
+    return false;
+  };
+  std::string where = n.path.empty() ? std::string("notes.toml") : n.path;
+  for (const auto& f : n.facts)
+    if (f.status == "just-changed" && names_acs(f.name))
+      return f.name + " " + f.value + " (just changed, " + where + ":" + std::to_string(f.line) +
+             ")";
+  for (const auto& t : n.tried)
+    if (names_acs(t.what))
+      return t.what + (t.result.empty() ? "" : " → " + t.result) + " (" + where + ":" +
+             std::to_string(t.line) + ")";
+  return "";
 }
 
 }  // namespace
@@ -211,6 +235,11 @@ std::optional<Finding> RuleP2pSeparateRootComplexes(const RuleContext& ctx) {
         " These GPUs are bound to vfio-pci for guests: each is its own IOMMU group, and a guest "
         "sees them behind separate virtual root ports (see p2p.vm-isolated on the guest).";
   }
+  // Someone changed ACS hoping for P2P: the time it costs is real, say it louder.
+  if (const std::string acs = AcsChangeInNotes(ctx.notes); !acs.empty()) {
+    f.severity = kWarning;
+    f.evidence.push_back(Ev("ACS changed, per the notes", acs, "notes"));
+  }
   f.not_helping = {
       "Disabling ACS (BIOS, setpci, pci=disable_acs_redir): there is no shared bridge for it to "
       "act on.",
@@ -220,15 +249,15 @@ std::optional<Finding> RuleP2pSeparateRootComplexes(const RuleContext& ctx) {
     f.actions.push_back(
         {"For a guest: advertise the GPUs as one P2P clique (QEMU vfio-pci x-nv-gpudirect-clique) "
          "where bare metal on this host shows P2P OK; see p2p.vm-isolated.",
-         "nvidia-smi topo -p2p r   # in the guest"});
+         "nvidia-smi topo -p2p r   # in the guest: OK between the GPUs; then: dossier p2p", ""});
   } else {
     f.actions.push_back({"Check what the driver allows between these GPUs, and measure it.",
-                         "nvidia-smi topo -p2p r && dossier p2p"});
+                         "nvidia-smi topo -p2p r && dossier p2p", ""});
   }
   f.actions.push_back(
       {"Keep the GPUs that talk most within one CPU socket (NODE is faster than SYS): choose the "
        "GPU order of the tensor-parallel group by NUMA node (CUDA_VISIBLE_DEVICES).",
-       "nvidia-smi topo -m"});
+       "nvidia-smi topo -m", ""});
   return f;
 }
 

@@ -131,7 +131,7 @@ std::optional<Finding> RulePcieAcsRedirect(const RuleContext& ctx) {
              " now, as root (offset 6 of the ACS capability; lost at the next reboot, and IOMMU "
              "groups formed at boot are not recomputed): `setpci -s " +
              br->address + " ECAP_ACS+6.w=0000`",
-         "lspci -vvv -s " + br->address + " | grep ACSCtl   # ReqRedir- CmpltRedir-"});
+         "lspci -vvv -s " + br->address + " | grep ACSCtl   # ReqRedir- CmpltRedir-", ""});
   }
   std::string list;
   for (const auto& a : addrs) list += (list.empty() ? "" : ";") + a;
@@ -141,12 +141,12 @@ std::optional<Finding> RulePcieAcsRedirect(const RuleContext& ctx) {
            list +
            "` (Linux 4.19+: clears RR, CR and egress control on those bridges; newer kernels also "
            "have pci=config_acs=), added to the boot loader's command line",
-       "cat /proc/cmdline; lspci -vvv | grep ACSCtl"});
+       "cat /proc/cmdline; lspci -vvv | grep ACSCtl", ""});
   f.actions.push_back(
       {"Or disable ACS in the BIOS setup (AMD: often under NBIO/CBS 'ACS Enable'; Intel: PCIe "
        "'ACS Control'), or run the setpci lines from a boot-time systemd oneshot unit "
        "(ExecStart=/usr/bin/setpci -s ADDR ECAP_ACS+6.w=0000, one line per bridge)",
-       "lspci -vvv | grep ACSCtl   # after a reboot; then: dossier p2p"});
+       "lspci -vvv | grep ACSCtl   # after a reboot; then: dossier p2p", ""});
   return f;
 }
 
@@ -155,6 +155,7 @@ std::optional<Finding> RulePcieBarAllocationFailed(const RuleContext& ctx) {
   auto gpus = GpuDevices(m);
   std::vector<const PciProblem*> hits;
   for (const auto& pr : m.kernel_log.pci_problems) {
+    if (!pr.resolved.empty()) continue;  // the same log shows it assigned after all
     bool gpu = false;
     for (const PciDevice* g : gpus) gpu = gpu || pr.address.value_or("") == g->address;
     // NVRM names its BAR complaints without a PCI address in the kernel's prefix.
@@ -183,20 +184,20 @@ std::optional<Finding> RulePcieBarAllocationFailed(const RuleContext& ctx) {
     f.actions.push_back(
         {"Let the guest kernel reassign bridge windows: add `pci=realloc` to the guest kernel "
          "command line",
-         "cat /proc/cmdline; dmesg | grep -iE 'BAR|no space'   # no failures"});
+         "cat /proc/cmdline; dmesg | grep -iE 'BAR|no space'   # no failures", ""});
     f.actions.push_back(
         {"Enlarge the hypervisor's 64-bit MMIO window: QEMU Q35 `-global "
          "q35-pcihost.pci-hole64-size=2048G`; with OVMF `-fw_cfg "
          "name=opt/ovmf/X-PciMmio64Mb,string=262144` (Proxmox: on the VM's args: line)",
-         "lspci -vv -s " + target + " | grep Region   # every BAR assigned"});
+         "lspci -vv -s " + target + " | grep Region   # every BAR assigned", ""});
   } else {
     f.actions.push_back(
         {"Enable 'Above 4G Decoding' in the BIOS (and 'Resizable BAR' when the full BAR1 is "
          "wanted), so the firmware maps BARs above 4 GiB",
-         "lspci -vv -s " + target + " | grep -E 'Region|BAR'"});
+         "lspci -vv -s " + target + " | grep -E 'Region|BAR'", ""});
     f.actions.push_back(
         {"Let the kernel reassign bridge windows: add `pci=realloc` to the kernel command line",
-         "cat /proc/cmdline; dmesg | grep -iE 'BAR|no space'   # no failures"});
+         "cat /proc/cmdline; dmesg | grep -iE 'BAR|no space'   # no failures", ""});
   }
   f.not_helping = {
       "Reinstalling or updating the NVIDIA driver: the address space is set up before the "

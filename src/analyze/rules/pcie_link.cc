@@ -89,7 +89,7 @@ std::optional<Finding> RulePcieLinkWidthDegraded(const RuleContext& ctx) {
                              ": reseat the card, check the riser or cable, and the slot's "
                              "bifurcation setting in the BIOS (should be x" +
                              std::to_string(c.want_width) + ")",
-                         "lspci -vv -s " + c.dev->address + " | grep -E 'LnkCap|LnkSta'"});
+                         "lspci -vv -s " + c.dev->address + " | grep -E 'LnkCap|LnkSta'", ""});
   }
   f.not_helping = {"Driver or kernel updates: link width is negotiated by the hardware."};
   return f;
@@ -112,7 +112,8 @@ std::optional<Finding> RulePcieLinkSpeedLow(const RuleContext& ctx) {
   f.actions.push_back(
       {"Read the link speed while the GPUs are under load (a p2p run, or the server serving)",
        "dossier p2p & sleep 5; nvidia-smi --query-gpu=index,pci.bus_id,pcie.link.gen.current,"
-       "pcie.link.gen.max,pcie.link.width.current --format=csv"});
+       "pcie.link.gen.max,pcie.link.width.current --format=csv",
+       ""});
   f.not_helping = {
       "Disabling ASPM or forcing the speed at idle: it costs power and changes nothing under "
       "load."};

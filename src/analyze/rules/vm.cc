@@ -72,7 +72,8 @@ std::optional<Finding> RuleVmLegacyChipset(const RuleContext& ctx) {
        "pcie=1 on each hostpciN (libvirt: <type machine='q35'>). The guest OS may re-detect "
        "network and disk devices.",
        "cat /sys/class/dmi/id/product_name   # 'Standard PC (Q35 + ICH9, 2009)'; then: "
-       "dossier collect"});
+       "dossier collect",
+       ""});
   f.not_helping = {
       "Guest kernel options (pci=realloc, pcie_ports=…): they cannot add a PCIe hierarchy the "
       "machine type does not emulate."};

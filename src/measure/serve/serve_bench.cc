@@ -177,6 +177,7 @@ Result<ServeMeasurement> RunServeBench(const BenchOptions& o, const BenchHooks& 
   ServeMeasurement m;
   m.time = NowIso8601();
   m.boot_id = RootFs("/").ReadValue("/proc/sys/kernel/random/boot_id").value_or("");
+  m.hostname = RootFs("/").ReadValue("/proc/sys/kernel/hostname").value_or("");
   m.endpoint = o.endpoint.RedactedUrl(ApiPath(o.api));
   m.http_client =
       std::string(TransportName(ChooseTransport(o.transport, o.endpoint.Url(ApiPath(o.api)))));
