@@ -40,7 +40,7 @@ std::string MeasurementStale(const MachineView& mv, const std::string& time,
   }
   if (!later) return "";
   return "measured in boot " + std::string(CutUtf8(boot, 8)) + "; " + later->what + " at " + later->time +
-         " ran in boot " + later->std::string(CutUtf8(boot, 8)) + " (a reboot since)";
+         " ran in boot " + std::string(CutUtf8(later->boot, 8)) + " (a reboot since)";
 }
 
 }  // namespace dossier

@@ -93,8 +93,8 @@ std::optional<Finding> RuleNcclP2pFallback(const RuleContext& ctx) {
     f.explanation += ".";
   }
   f.actions.push_back(
-      {"See what the driver says for each pair", "nvidia-smi topo -p2p r; nvidia-smi topo -m"});
-  f.actions.push_back({"Measure what the pairs really do, bytes checked", "dossier p2p"});
+      {"See what the driver says for each pair", "nvidia-smi topo -p2p r; nvidia-smi topo -m", ""});
+  f.actions.push_back({"Measure what the pairs really do, bytes checked", "dossier p2p", ""});
   f.not_helping = {
       "NCCL_P2P_LEVEL=SYS or NCCL_P2P_DISABLE=0: NCCL still needs the driver to grant peer "
       "access."};

@@ -117,7 +117,7 @@ std::optional<Finding> RuleNumaOverlappingNodes(const RuleContext& ctx) {
   f.actions.push_back(
       {"Compare with what the kernel used at boot; on a guest, check the VM's "
        "NUMA description (QEMU -numa node,cpus=…)",
-       "dmesg | grep -i -E 'SRAT|NUMA'; lscpu -e=CPU,NODE"});
+       "dmesg | grep -i -E 'SRAT|NUMA'; lscpu -e=CPU,NODE", ""});
   f.not_helping = {"numactl bindings: they trust the same lists."};
   return f;
 }

@@ -55,11 +55,11 @@ std::optional<Finding> AcsRedirectInLines(const Machine& m) {
   f.actions.push_back(
       {"Paste the whole `lspci -vvv` (or `lspci -vvv | grep -E "
        "'^[0-9a-f]|ACSCtl'`) so the bridges are named, and import it",
-       "dossier import lspci.txt --machine " + m.name});
+       "dossier import lspci.txt --machine " + m.name, ""});
   f.actions.push_back(
       {"Clear ACS redirect at boot on the bridges above the GPUs: kernel option "
        "`pci=disable_acs_redir=ADDR;ADDR` (Linux 4.19+), or disable ACS in the BIOS setup",
-       "lspci -vvv | grep ACSCtl   # ReqRedir- CmpltRedir- on every line"});
+       "lspci -vvv | grep ACSCtl   # ReqRedir- CmpltRedir- on every line", ""});
   f.not_helping = {
       "pcie_acs_override=…: it splits IOMMU groups for passthrough; it does not clear redirect "
       "bits."};

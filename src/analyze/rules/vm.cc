@@ -49,7 +49,7 @@ std::optional<Finding> RuleVmLegacyChipset(const RuleContext& ctx) {
     f.actions.push_back(
         {"When GPUs are to be passed through, create the VM as Q35 "
          "(qm set VMID --machine q35)",
-         "cat /sys/class/dmi/id/product_name"});
+         "cat /sys/class/dmi/id/product_name", "host"});
     return f;
   }
   f.title = (gpus.empty() ? "i440FX virtual machine: passed-through PCIe devices"
