@@ -28,6 +28,7 @@ int RunReport(const std::vector<std::string>& args);   // report.cc
 int RunP2p(const std::vector<std::string>& args);      // p2p.cc
 int RunNote(const std::vector<std::string>& args);     // note.cc
 int RunDiff(const std::vector<std::string>& args);     // diff.cc
+int RunFleet(const std::vector<std::string>& args);    // fleet.cc
 
 int RunServeBench(const std::vector<std::string>& args);  // serve_bench.cc
 

@@ -47,6 +47,8 @@ const std::vector<Command>& Commands() {
       {"note", "edit the notes (goal, targets, machines, facts, tried, next steps, files)",
        RunNote},
       {"diff", "what changed between two collects of a machine (default: its last two)", RunDiff},
+      {"fleet", "compare many nodes' records; name the ones that differ from their peers",
+       RunFleet},
       {"help", "list the commands, or 'help probes' / 'help formats' / 'help rules'", RunHelp},
       {"version", "print the version", RunVersion},
   };

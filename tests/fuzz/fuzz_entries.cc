@@ -4,6 +4,8 @@
 #include <string>
 #include <string_view>
 
+#include "fleet/fleet_compare.h"
+#include "fleet/fleet_reader.h"
 #include "measure/serve/request_trace.h"
 #include "model/json_io.h"
 #include "util/redact.h"
@@ -47,14 +49,22 @@ void Stream(const uint8_t* d, size_t n) {
   (void)trace.Finish(static_cast<int64_t>(n), 200, serve::TransferEnd{});
 }
 
+// One file as `dossier fleet` reads it (a collect record or collect/report JSON output): JSON,
+// the machine model, the analysis, the facts compared, and the comparison itself.
+void FleetFile(const uint8_t* d, size_t n) {
+  fleet::FleetComparer cmp;
+  (void)fleet::ReadFleetDocument(
+      std::string(View(d, n)), "fuzz.json", [&](const fleet::NodeFacts& f) { cmp.Add(f); },
+      [](std::string) {});
+  (void)cmp.Finish();
+}
+
 }  // namespace
 
 const std::vector<FuzzEntry>& FuzzEntries() {
   static const std::vector<FuzzEntry> kEntries = {
-      {"cpulist", CpuList},
-      {"redact", Redaction},
-      {"record", Record},
-      {"stream", Stream},
+      {"cpulist", CpuList}, {"redact", Redaction}, {"record", Record},
+      {"stream", Stream},   {"fleet", FleetFile},
   };
   return kEntries;
 }

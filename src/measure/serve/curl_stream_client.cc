@@ -100,6 +100,8 @@ CurlStreamClient::~CurlStreamClient() {
 }
 
 Status CurlStreamClient::Init() {
+  if (!CurlMissing().empty())
+    return Error::Unsupported(CurlNeeded("https://, credentials in the URL and proxies"));
   GlobalInit();
   epoll_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
   if (epoll_fd_ < 0) return Error::Io(std::string("epoll_create1: ") + std::strerror(errno));
@@ -279,6 +281,7 @@ size_t OnGetWrite(char* data, size_t size, size_t n, void* userp) {
 }  // namespace
 
 Result<std::string> HttpGet(const std::string& url, const std::string& api_key, double timeout_s) {
+  if (!CurlMissing().empty()) return Error::Unsupported(CurlNeeded("asking for the model list"));
   GlobalInit();
   CURL* e = curl_easy_init();
   if (!e) return Error::Io("curl_easy_init failed");
