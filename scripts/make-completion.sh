@@ -24,8 +24,14 @@ for c in $commands; do
   help=$("$bin" "$c" --help 2>/dev/null || true)
   opts=$(printf '%s\n' "$help" | awk '/^Options:/ {o=1; next} /^[A-Z][a-z]*:/ {o=0} o && /^  -/' |
     { grep -oE '(^|[ ,])--?[A-Za-z][A-Za-z0-9-]*' || true; } | tr -d ' ,' | sort -u | tr '\n' ' ')
-  subs=$(printf '%s\n' "$help" | awk '/^Subcommands:/ {s=1; next} /^[A-Z][a-z]*:/ {s=0} s && /^  [a-z]/ {print $1}' |
+  # Commands that are tables of their own (note's subcommands, generate's generators).
+  subs=$(printf '%s\n' "$help" | awk '/^(Subcommands|generators):/ {s=1; next} /^[A-Za-z][a-z]*:/ {s=0} s && /^  [a-z]/ {print $1}' |
     tr '\n' ' ')
+  # A hand-written usage line ("usage: dossier generate NAME [--dossier DIR] ...") lists options too.
+  if [ -z "$opts" ]; then
+    opts=$(printf '%s\n' "$help" | grep -i '^usage:' | { grep -oE -- '--[A-Za-z][A-Za-z0-9-]*' || true; } |
+      sort -u | tr '\n' ' ')
+  fi
   # Options whose values CLI11 lists: "--format TEXT:{md,json}".
   values=$(printf '%s\n' "$help" | grep -oE -- '--[A-Za-z0-9-]+ [A-Z]+:\{[^}]*\}' || true)
   echo "    $c)"

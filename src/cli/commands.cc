@@ -49,6 +49,10 @@ const std::vector<Command>& Commands() {
       {"diff", "what changed between two collects of a machine (default: its last two)", RunDiff},
       {"fleet", "compare many nodes' records; name the ones that differ from their peers",
        RunFleet},
+      {"generate",
+       "artifacts that act on what was found (NCCL topology, NUMA unit, PVE mapping…); --help "
+       "lists them",
+       RunGenerate},
       {"help", "list the commands, or 'help probes' / 'help formats' / 'help rules'", RunHelp},
       {"version", "print the version", RunVersion},
   };

@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "generate/generator.h"
 #include "store/dossier_dir.h"
 
 namespace dossier::prometheus {
@@ -269,3 +270,32 @@ Result<std::string> WriteTextfile(const std::string& dir, const std::string& tex
 }
 
 }  // namespace dossier::prometheus
+
+namespace dossier {
+
+Result<Artifact> GeneratePrometheus(const GenerateArgs& args, const View& view,
+                                    const Analysis& analysis) {
+  if (view.machines.empty())
+    return Error::NotFound("the dossier holds no collect yet: run 'dossier collect' first");
+  Artifact a;
+  if (args.machine.empty()) {
+    a.text = prometheus::MetricsText(view, analysis);
+  } else {
+    const MachineView* mv = view.Find(args.machine);
+    if (!mv) return Error::NotFound("no machine '" + args.machine + "' in the dossier");
+    View one;
+    one.machines.push_back(*mv);
+    one.notes = view.notes;
+    a.text = prometheus::MetricsText(one, analysis);
+  }
+  a.notes =
+      "node_exporter exposes it when the file is in its --collector.textfile.directory: use "
+      "--textfile-dir DIR (written atomically as DIR/dossier.prom). Run it after each collect "
+      "(cron, a systemd timer, a DaemonSet: docs/fleet.md); alerting rules: "
+      "docs/prometheus/dossier.rules.yml.";
+  a.verify =
+      "promtool check metrics < DIR/dossier.prom; curl -s localhost:9100/metrics | grep ^dossier_";
+  return a;
+}
+
+}  // namespace dossier

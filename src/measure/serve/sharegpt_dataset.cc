@@ -11,7 +11,7 @@ namespace {
 using nlohmann::json;
 
 constexpr size_t kMaxTurnBytes = 1 << 20;
-constexpr size_t kMaxDepth = 64;
+constexpr size_t kMaxJsonNesting = 64;
 
 struct Pair {
   std::string prompt, answer;
@@ -89,7 +89,7 @@ class ShareGptSax {
     return false;
   }
   bool Push() {
-    if (++depth_ > kMaxDepth) return Fail("nested deeper than 64 levels");
+    if (++depth_ > kMaxJsonNesting) return Fail("nested deeper than 64 levels");
     if (depth_ >= key_.size()) key_.resize(depth_ + 1);
     key_[depth_].clear();
     return true;
