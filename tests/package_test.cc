@@ -4,6 +4,7 @@
 // In the sanitizer build they are skipped: the package and the tarball are made from the release
 // build, which the same suite checks; an ASan binary needs libasan, which no host has.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
 #include <cstdio>
 #include <string>

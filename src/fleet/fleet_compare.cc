@@ -18,10 +18,6 @@ double Median(std::vector<double> v) {
   return (lo + hi) / 2;
 }
 
-std::string GroupName(const std::string& board, const std::string& model, int64_t count) {
-  return fmt::format("{} with {}x {}", board, count, model);
-}
-
 }  // namespace
 
 FleetComparer::Id FleetComparer::Intern(const std::string& s) {

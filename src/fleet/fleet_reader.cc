@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analyze/analysis.h"
+#include "fleet/fleet_json.h"
 #include "model/json_io.h"
 #include "store/dossier_dir.h"
 #include "view/build_view.h"
@@ -50,19 +51,18 @@ class Reader {
 
   // One file's text: a collect record, or collect/report JSON output with machines[].
   void Document(std::string text, const std::string& path) {
-    nlohmann::json doc;
-    try {
-      doc = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& e) {
-      size_t byte = std::min(e.byte, text.size());
-      size_t line = 1 + std::count(text.begin(), text.begin() + static_cast<long>(byte), '\n');
-      Skip(path + ":" + std::to_string(line) +
+    size_t bad_line = 0;
+    auto parsed = ParseFleetJson(text, &bad_line);
+    if (!parsed) {
+      Skip(path + ":" + std::to_string(bad_line) +
            ": not valid JSON (truncated or damaged); skipped. Collect it again, or remove it.");
       return;
     }
+    nlohmann::json doc = std::move(*parsed);
     text = std::string();  // the parsed document is all that is needed now
     if (!doc.is_object()) return Skip(path + ": not a dossier record or collect output; skipped");
-    if (auto s = doc.find("schema"); s != doc.end() && (!s->is_string() || *s != kSchema))
+    if (auto s = doc.find("schema");
+        s != doc.end() && (!s->is_string() || s->get<std::string>() != kSchema))
       return Skip(path + ": schema " + s->dump() + ", this dossier reads " + kSchema + "; skipped");
     if (auto ms = doc.find("machines"); ms != doc.end() && ms->is_array()) {
       ++counts.files;
@@ -80,9 +80,10 @@ class Reader {
       Record r;
       r.file = path;
       r.kind = kind;
-      if (auto t = doc.find("time"); t != doc.end() && t->is_string()) r.time = *t;
+      if (auto t = doc.find("time"); t != doc.end() && t->is_string())
+        r.time = t->get<std::string>();
       if (auto n = doc["machine"].find("name"); n != doc["machine"].end() && n->is_string())
-        r.machine = *n;
+        r.machine = n->get<std::string>();
       r.doc = std::move(doc);
       View view = BuildView({r}, Notes{}, {});
       for (const auto& w : view.warnings) warn_(w);

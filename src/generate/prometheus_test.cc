@@ -1,6 +1,7 @@
 #include "generate/prometheus.h"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
 #include <cstdio>
 #include <filesystem>
