@@ -134,7 +134,7 @@ TEST(Prometheus, NothingMeasuredMeansNoMeasurementFamilies) {
   EXPECT_NE(t.find("dossier_gpus{"), std::string::npos);
 }
 
-int Run(const std::string& cmd, std::string* out) {
+int RunTool(const std::string& cmd, std::string* out) {
   FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
   if (!p) return -1;
   char buf[4096];
@@ -146,7 +146,7 @@ int Run(const std::string& cmd, std::string* out) {
 
 bool HavePromtool() {
   std::string out;
-  return Run("command -v promtool", &out) == 0;
+  return RunTool("command -v promtool", &out) == 0;
 }
 
 // promtool lints what node_exporter would read: names, HELP/TYPE, units, duplicates.
@@ -158,7 +158,7 @@ TEST(Prometheus, PromtoolAcceptsTheTextfile) {
   ASSERT_TRUE(path) << path.error().message;
   EXPECT_EQ(*path, dir.path() + "/dossier.prom");
   std::string out;
-  EXPECT_EQ(Run("promtool check metrics < " + *path, &out), 0) << out;
+  EXPECT_EQ(RunTool("promtool check metrics < " + *path, &out), 0) << out;
   EXPECT_EQ(out, "") << out;
   // Written whole: only the file itself is left in the directory, no temporary beside it.
   size_t files = 0;
@@ -183,9 +183,9 @@ TEST(Prometheus, AlertingRulesCheckAndPassTheirUnitTests) {
   if (!HavePromtool()) GTEST_SKIP() << "promtool missing: apt-get install prometheus";
   std::string dir = std::string(DOSSIER_SOURCE_DIR) + "/docs/prometheus";
   std::string out;
-  EXPECT_EQ(Run("promtool check rules " + dir + "/dossier.rules.yml", &out), 0) << out;
+  EXPECT_EQ(RunTool("promtool check rules " + dir + "/dossier.rules.yml", &out), 0) << out;
   out.clear();
-  EXPECT_EQ(Run("cd " + dir + " && promtool test rules dossier.rules.test.yml", &out), 0) << out;
+  EXPECT_EQ(RunTool("cd " + dir + " && promtool test rules dossier.rules.test.yml", &out), 0) << out;
 }
 
 }  // namespace
