@@ -4,10 +4,14 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "analyze/analysis.h"
 #include "fleet/fleet_json.h"
@@ -85,7 +89,9 @@ class Reader {
       if (auto n = doc["machine"].find("name"); n != doc["machine"].end() && n->is_string())
         r.machine = n->get<std::string>();
       r.doc = std::move(doc);
-      View view = BuildView({r}, Notes{}, {});
+      std::vector<Record> one;  // moved in: an initializer list would copy the whole document
+      one.push_back(std::move(r));
+      View view = BuildView(one, Notes{}, {});
       for (const auto& w : view.warnings) warn_(w);
       Analysis a = Analyze(view);
       for (const auto& mv : view.machines) node_(FromMachineView(mv, a.Of(mv).findings));
@@ -99,31 +105,6 @@ class Reader {
     }
     Skip(path + ": not a collect record or collect/report JSON output" +
          (kind.empty() ? std::string() : " (kind '" + kind + "')") + "; skipped");
-  }
-
-  // Directories in name order; dossiers inside are read as dossiers, other files by name.
-  void Walk(const fs::path& dir, int depth) {
-    if (depth > 32) return Skip(dir.string() + ": deeper than 32 directories; not walked further");
-    std::vector<fs::path> entries;
-    std::error_code ec;
-    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
-      entries.push_back(it->path());
-    if (ec) return Skip(dir.string() + ": cannot read the directory (" + ec.message() + ")");
-    std::sort(entries.begin(), entries.end());
-    for (const auto& p : entries) {
-      std::string name = p.filename().string();
-      if (name.empty() || name[0] == '.') continue;
-      std::error_code e2;
-      auto st = fs::status(p, e2);
-      if (fs::is_directory(st)) {
-        if (IsDossier(p))
-          Dossier(p.string());
-        else
-          Walk(p, depth + 1);
-      } else if (fs::is_regular_file(st) && name.ends_with(".json")) {
-        File(p.string());
-      }
-    }
   }
 
   ReadCounts counts;
@@ -155,6 +136,117 @@ class Reader {
   const std::function<void(std::string)>& warn_;
 };
 
+// What to read, in the order the results are reported: files, and dossier directories.
+struct Item {
+  std::string path;
+  bool dossier = false;
+};
+
+// Directories in name order; dossiers inside are read as dossiers, other files by name. Only
+// paths are kept (a few dozen bytes per node), never contents.
+void Walk(const fs::path& dir, int depth, std::vector<Item>* items,
+          std::vector<std::string>* problems) {
+  if (depth > 32) {
+    problems->push_back(dir.string() + ": deeper than 32 directories; not walked further");
+    return;
+  }
+  std::vector<fs::path> entries;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    entries.push_back(it->path());
+  if (ec) {
+    problems->push_back(dir.string() + ": cannot read the directory (" + ec.message() + ")");
+    return;
+  }
+  std::sort(entries.begin(), entries.end());
+  for (const auto& p : entries) {
+    std::string name = p.filename().string();
+    if (name.empty() || name[0] == '.') continue;
+    std::error_code e2;
+    auto st = fs::status(p, e2);
+    if (fs::is_directory(st)) {
+      if (IsDossier(p))
+        items->push_back({p.string(), true});
+      else
+        Walk(p, depth + 1, items, problems);
+    } else if (fs::is_regular_file(st) && name.ends_with(".json")) {
+      items->push_back({p.string(), false});
+    }
+  }
+}
+
+// One item read: its nodes, warnings and counts, handed to the caller in item order.
+struct ItemResult {
+  std::vector<NodeFacts> nodes;
+  std::vector<std::string> warnings;
+  ReadCounts counts;
+};
+
+ItemResult ReadItem(const Item& item) {
+  ItemResult out;
+  std::function<void(const NodeFacts&)> node = [&](const NodeFacts& n) { out.nodes.push_back(n); };
+  std::function<void(std::string)> warn = [&](std::string w) {
+    out.warnings.push_back(std::move(w));
+  };
+  Reader r(node, warn);
+  if (item.dossier)
+    r.Dossier(item.path);
+  else
+    r.File(item.path);
+  out.counts = r.counts;
+  return out;
+}
+
+// Parsing and analysing a record is most of the work and independent per file: worker threads
+// read items ahead (at most kWindow beyond what was delivered, so memory stays bounded) while
+// this thread delivers results in item order, which keeps the output the same for any number of
+// threads.
+constexpr size_t kWindow = 64;
+
+void ReadItems(const std::vector<Item>& items, unsigned threads,
+               const std::function<void(ItemResult&&)>& deliver) {
+  if (threads <= 1 || items.size() < 2) {
+    for (const auto& it : items) deliver(ReadItem(it));
+    return;
+  }
+  std::mutex mu;
+  std::condition_variable cv;
+  size_t next = 0, delivered = 0;
+  std::map<size_t, ItemResult> ready;
+  auto work = [&] {
+    for (;;) {
+      size_t i;
+      {
+        std::unique_lock<std::mutex> lock(mu);
+        cv.wait(lock, [&] { return next >= items.size() || next < delivered + kWindow; });
+        if (next >= items.size()) return;
+        i = next++;
+      }
+      ItemResult r = ReadItem(items[i]);
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        ready.emplace(i, std::move(r));
+      }
+      cv.notify_all();
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < threads; ++t) pool.emplace_back(work);
+  for (size_t i = 0; i < items.size(); ++i) {
+    ItemResult r;
+    {
+      std::unique_lock<std::mutex> lock(mu);
+      cv.wait(lock, [&] { return ready.count(i) > 0; });
+      r = std::move(ready[i]);
+      ready.erase(i);
+      delivered = i + 1;
+    }
+    cv.notify_all();
+    deliver(std::move(r));
+  }
+  for (auto& t : pool) t.join();
+}
+
 }  // namespace
 
 ReadCounts ReadFleetDocument(std::string text, const std::string& name,
@@ -175,17 +267,29 @@ Result<ReadCounts> ReadFleet(const std::vector<std::string>& paths,
                              " (give dossier directories, record files, collect JSON outputs, or "
                              "directories holding them)");
   }
-  Reader r(node, warn);
+  std::vector<Item> items;
+  std::vector<std::string> problems;
   for (const auto& p : paths) {
     std::error_code ec;
     if (!fs::is_directory(p, ec))
-      r.File(p);
+      items.push_back({p, false});
     else if (IsDossier(p))
-      r.Dossier(p);
+      items.push_back({p, true});
     else
-      r.Walk(p, 0);
+      Walk(p, 0, &items, &problems);
   }
-  return r.counts;
+  ReadCounts total;
+  total.skipped = problems.size();
+  for (auto& w : problems) warn(std::move(w));
+  unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
+  ReadItems(items, threads, [&](ItemResult&& r) {
+    for (const auto& n : r.nodes) node(n);
+    for (auto& w : r.warnings) warn(std::move(w));
+    total.files += r.counts.files;
+    total.skipped += r.counts.skipped;
+    total.measurements += r.counts.measurements;
+  });
+  return total;
 }
 
 }  // namespace dossier::fleet

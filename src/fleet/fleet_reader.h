@@ -1,7 +1,9 @@
 // Reads what `dossier fleet` is given, one node at a time: dossier directories (a directory with
 // records/), single collect records, and `collect --format json` / `report --format json` outputs;
 // other directories are walked for *.json files in name order. Each file is parsed, turned into
-// NodeFacts and dropped before the next is read, so nothing grows with the size of the records.
+// NodeFacts and dropped; worker threads (one per core, up to 8) read at most 64 files ahead of
+// the one being delivered, and nodes are delivered in file order whatever the number of threads,
+// so memory does not grow with the number or size of the records.
 #pragma once
 
 #include <functional>
