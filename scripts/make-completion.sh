@@ -29,7 +29,7 @@ for c in $commands; do
     tr '\n' ' ')
   # A hand-written usage line ("usage: dossier generate NAME [--dossier DIR] ...") lists options too.
   if [ -z "$opts" ]; then
-    opts=$(printf '%s\n' "$help" | grep -i '^usage:' | { grep -oE -- '--[A-Za-z][A-Za-z0-9-]*' || true; } |
+    opts=$(printf '%s\n' "$help" | { grep -i '^usage:' || true; } | { grep -oE -- '--[A-Za-z][A-Za-z0-9-]*' || true; } |
       sort -u | tr '\n' ' ')
   fi
   # Options whose values CLI11 lists: "--format TEXT:{md,json}".

@@ -104,8 +104,10 @@ std::string MetricsText(const View& view, const Analysis& analysis) {
                 "1 when NVML reports P2P status OK for the pair and capability, else 0.");
   Family p2p_status("dossier_gpu_p2p_status",
                     "NVML P2P status code of the pair and capability (always 1).");
-  Family p2p_bw("dossier_p2p_bandwidth_gigabytes_per_second",
-                "Median copy bandwidth of the last p2p measurement (GB = 1e9 bytes).");
+  // Bytes, not gigabytes: Prometheus' base units (promtool rejects a gigabytes suffix); the
+  // dossier's GB/s (1e9 bytes) times 1e9.
+  Family p2p_bw("dossier_p2p_bandwidth_bytes_per_second",
+                "Median copy bandwidth of the last p2p measurement.");
   Family p2p_lat("dossier_p2p_latency_seconds", "Median copy latency of the last p2p measurement.");
   Family p2p_bad("dossier_p2p_results",
                  "Results of the last p2p measurement by verdict (ok, corrupted, hung, ...).");
@@ -195,7 +197,7 @@ std::string MetricsText(const View& view, const Analysis& analysis) {
                     {"mode", r.mode},
                     {"size_bytes", std::to_string(r.size_bytes)}};
         if (r.verdict != "ok") continue;
-        if (r.gbps_median.known()) p2p_bw.Add(l, *r.gbps_median);
+        if (r.gbps_median.known()) p2p_bw.Add(l, *r.gbps_median * 1e9);
         if (r.latency_us.known()) p2p_lat.Add(l, *r.latency_us / 1e6);
       }
       for (const auto& [v, n] : verdicts) p2p_bad.Add({{"machine", name}, {"verdict", v}}, n);

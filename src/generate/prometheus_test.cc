@@ -101,8 +101,8 @@ TEST(Prometheus, FamiliesWithUnitsAndBoundedLabels) {
                   "dossier_gpu_p2p_status{machine=\"glm-guest\",pair=\"0-1\",capability="
                   "\"read\",status=\"NS\"} 1"));
   EXPECT_TRUE(Has(t,
-                  "dossier_p2p_bandwidth_gigabytes_per_second{machine=\"glm-guest\",pair=\"0-1\","
-                  "mode=\"uni-staged\",size_bytes=\"16777216\"} 21.5"));
+                  "dossier_p2p_bandwidth_bytes_per_second{machine=\"glm-guest\",pair=\"0-1\","
+                  "mode=\"uni-staged\",size_bytes=\"16777216\"} 21500000000"));
   EXPECT_TRUE(Has(t,
                   "dossier_p2p_latency_seconds{machine=\"glm-guest\",pair=\"0-1\",mode=\"latency-"
                   "staged\",size_bytes=\"4\"} 1.34e-05"));
@@ -185,7 +185,8 @@ TEST(Prometheus, AlertingRulesCheckAndPassTheirUnitTests) {
   std::string out;
   EXPECT_EQ(RunTool("promtool check rules " + dir + "/dossier.rules.yml", &out), 0) << out;
   out.clear();
-  EXPECT_EQ(RunTool("cd " + dir + " && promtool test rules dossier.rules.test.yml", &out), 0) << out;
+  EXPECT_EQ(RunTool("cd " + dir + " && promtool test rules dossier.rules.test.yml", &out), 0)
+      << out;
 }
 
 }  // namespace
