@@ -19,7 +19,7 @@ stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/$name/bin" "$stage/$name/lib"
 # Debug info stays in the build directory: the tarball carries what runs.
-objcopy --strip-debug "$build/dossier-portable" "$stage/$name/bin/dossier"
+objcopy --strip-debug "$build/packaging/dossier-portable" "$stage/$name/bin/dossier"
 
 # What the system provides everywhere: glibc and the GCC runtime.
 system_lib() {

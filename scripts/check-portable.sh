@@ -48,9 +48,9 @@ for lib in "$dir"/lib/*; do
 done
 out=$(env LD_LIBRARY_PATH= "$dir/bin/dossier" collect -q --root "$tree" --format json) ||
   { echo "check-portable: the unpacked binary failed to collect $tree" >&2; fail=1; }
-printf '%s' "$out" | grep -q '"schema": "dossier/1"' ||
+grep -q '"schema": "dossier/1"' <<<"$out" ||
   { echo "check-portable: collect printed no dossier/1 document" >&2; fail=1; }
-printf '%s' "$out" | grep -q '"address": "0000:01:00.0"' ||
+grep -q '"address": "0000:01:00.0"' <<<"$out" ||
   { echo "check-portable: the collect found no GPU at 0000:01:00.0" >&2; fail=1; }
 [ $fail = 0 ] || exit 1
 echo "$tarball ok"

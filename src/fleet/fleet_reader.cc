@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <condition_variable>
 #include <cstring>
 #include <filesystem>
@@ -218,7 +219,10 @@ void ReadItems(const std::vector<Item>& items, unsigned threads,
       size_t i;
       {
         std::unique_lock<std::mutex> lock(mu);
-        cv.wait(lock, [&] { return next >= items.size() || next < delivered + kWindow; });
+        // wait_for, not wait: GCC 12's condition_variable::wait(unique_lock&) carries
+        // GLIBCXX_3.4.30, which RHEL 9's libstdc++ lacks (the portable binary's limit).
+        while (!(next >= items.size() || next < delivered + kWindow))
+          cv.wait_for(lock, std::chrono::milliseconds(50));
         if (next >= items.size()) return;
         i = next++;
       }
@@ -236,7 +240,7 @@ void ReadItems(const std::vector<Item>& items, unsigned threads,
     ItemResult r;
     {
       std::unique_lock<std::mutex> lock(mu);
-      cv.wait(lock, [&] { return ready.count(i) > 0; });
+      while (ready.count(i) == 0) cv.wait_for(lock, std::chrono::milliseconds(50));
       r = std::move(ready[i]);
       ready.erase(i);
       delivered = i + 1;
