@@ -40,7 +40,9 @@ int RunGenerate(const std::vector<std::string>& args) {
   CLI::App app(gen->what, std::string("dossier generate ") + gen->name);
   std::string dossier_dir = "dossier";
   GenerateArgs ga;
-  app.add_option("--dossier", dossier_dir, "dossier directory")->capture_default_str();
+  app.add_option("--dossier", dossier_dir, "dossier directory")
+      ->check(NonEmptyPath())
+      ->capture_default_str();
   app.add_option("--machine", ga.machine, "the machine the artifact is for");
   app.add_option("--output", ga.output,
                  "write the artifact to FILE (atomically) instead of stdout");

@@ -11,7 +11,9 @@ namespace dossier::cli {
 int RunReport(const std::vector<std::string>& args) {
   CLI::App app("Render the dossier: the latest view of every machine.", "dossier report");
   std::string dossier_dir = "dossier", format = "md";
-  app.add_option("--dossier", dossier_dir, "dossier directory")->capture_default_str();
+  app.add_option("--dossier", dossier_dir, "dossier directory")
+      ->check(NonEmptyPath())
+      ->capture_default_str();
   app.add_option("--format", format, "md or json")
       ->check(CLI::IsMember({"md", "json"}))
       ->capture_default_str();

@@ -72,7 +72,7 @@ std::string RenderJson(const View& view, const Analysis& a) {
   doc["next_steps"] = PlainArray(a.plan.next_steps);
   doc["files"] = PlainArray(view.notes.files);
   doc["warnings"] = view.warnings;
-  return doc.dump(2) + "\n";
+  return DumpJson(doc, 2) + "\n";
 }
 
 }  // namespace dossier

@@ -55,6 +55,11 @@ Result<View> LoadView(const DossierDir& dir) {
   std::vector<std::string> warnings;
   auto records = dir.Load(&warnings);
   if (!records) return records.error();
+  return DossierView(dir, *records, std::move(warnings));
+}
+
+View DossierView(const DossierDir& dir, const std::vector<Record>& records,
+                 std::vector<std::string> warnings) {
   // A broken notes file does not stop the report: it is named with its line (after what the
   // records said), and left as it is.
   Notes notes;
@@ -64,7 +69,7 @@ Result<View> LoadView(const DossierDir& dir) {
   } else {
     notes_error = n.error().message;
   }
-  View v = BuildView(*records, std::move(notes), std::move(warnings));
+  View v = BuildView(records, std::move(notes), std::move(warnings));
   if (!notes_error.empty()) v.warnings.push_back(std::move(notes_error));
   v.dossier_path = dir.path();
   return v;

@@ -20,6 +20,10 @@ View BuildView(const std::vector<Record>& records, Notes notes, std::vector<std:
 // The dossier at `dir`: its records and its notes (a broken notes file is a warning, not fatal).
 Result<View> LoadView(const DossierDir& dir);
 
+// The dossier at `dir` from its records already loaded (its notes read here).
+View DossierView(const DossierDir& dir, const std::vector<Record>& records,
+                 std::vector<std::string> warnings);
+
 // A one-shot collect: the machine as the collect record it would have been, through BuildView.
 View OneShotView(const Machine& m);
 

@@ -1,5 +1,7 @@
 #include "view/history.h"
 
+#include "util/utf8.h"
+
 #include "model/json_io.h"
 #include "view/stale.h"
 
@@ -7,7 +9,7 @@ namespace dossier {
 namespace {
 
 std::string Short(const std::string& boot) {
-  return boot.substr(0, 8);
+  return std::string(CutUtf8(boot, 8));
 }
 
 std::string FileName(const std::string& path) {

@@ -34,7 +34,11 @@ Result<UrlParts> SplitUrlPlain(std::string_view url) {
   std::string_view authority = rest.substr(0, end);
   std::string_view tail = end == std::string_view::npos ? "" : rest.substr(end);
   if (size_t at = authority.rfind('@'); at != std::string_view::npos) {
-    p.has_credentials = at > 0;
+    std::string_view userinfo = authority.substr(0, at);
+    size_t colon = userinfo.find(':');
+    p.user = std::string(userinfo.substr(0, colon));
+    if (colon != std::string_view::npos) p.password = std::string(userinfo.substr(colon + 1));
+    p.has_credentials = !p.user.empty() || !p.password.empty();
     authority = authority.substr(at + 1);
   }
   std::string_view port;
@@ -89,7 +93,9 @@ Result<UrlParts> SplitUrl(std::string_view url) {
   p.explicit_port = !Part(u, CURLUPART_PORT).empty();
   p.path = Part(u, CURLUPART_PATH);
   p.query = Part(u, CURLUPART_QUERY) + Part(u, CURLUPART_FRAGMENT);
-  p.has_credentials = !Part(u, CURLUPART_USER).empty() || !Part(u, CURLUPART_PASSWORD).empty();
+  p.user = Part(u, CURLUPART_USER);
+  p.password = Part(u, CURLUPART_PASSWORD);
+  p.has_credentials = !p.user.empty() || !p.password.empty();
   curl_url_cleanup(u);
   return p;
 }
@@ -121,6 +127,8 @@ Result<Endpoint> ParseEndpoint(std::string_view url) {
   std::string prefix = authority_end == std::string::npos ? text : text.substr(0, authority_end);
   e.base = prefix + path;
   e.redacted = RedactUrl(e.base);
+  e.user = parts->user;
+  e.password = parts->password;
   return e;
 }
 

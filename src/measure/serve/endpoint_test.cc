@@ -63,6 +63,8 @@ TEST(SplitUrlPlain, AgreesWithLibcurlOnOrdinaryUrls) {
     EXPECT_EQ(plain->path, curl->path) << u;
     EXPECT_EQ(plain->query.empty(), curl->query.empty()) << u;
     EXPECT_EQ(plain->has_credentials, curl->has_credentials) << u;
+    EXPECT_EQ(plain->user, curl->user) << u;
+    EXPECT_EQ(plain->password, curl->password) << u;
   }
   for (const char* bad : {"127.0.0.1:1", "http://", "http://h:99999", "http://[::1", "http://h:x"})
     EXPECT_FALSE(SplitUrlPlain(bad)) << bad;
