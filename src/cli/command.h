@@ -30,6 +30,7 @@ int RunNote(const std::vector<std::string>& args);      // note.cc
 int RunDiff(const std::vector<std::string>& args);      // diff.cc
 int RunGenerate(const std::vector<std::string>& args);  // generate.cc
 int RunImport(const std::vector<std::string>& args);    // import.cc
+int RunFleet(const std::vector<std::string>& args);     // fleet.cc
 
 int RunServeBench(const std::vector<std::string>& args);  // serve_bench.cc
 

@@ -1,6 +1,8 @@
 // dossier generate NAME: an artifact that acts on what was found (generate/generator.h). It is
 // printed to stdout for a person to review, or written atomically to --output; the notes (how to
 // apply it, what to verify) go to stderr. Nothing on the system is touched.
+#include <sys/stat.h>
+
 #include <cstdio>
 
 #include "analyze/analysis.h"
@@ -15,7 +17,7 @@ namespace {
 void PrintGenerators(std::FILE* to) {
   std::fprintf(to,
                "usage: dossier generate NAME [--dossier DIR] [--machine NAME] [--output FILE] "
-               "[--diff]\n\ngenerators:\n");
+               "[--diff] [--textfile-dir DIR]\n\ngenerators:\n");
   for (const auto& g : GeneratorTable()) std::fprintf(to, "  %-14s %s\n", g.name, g.what);
   std::fprintf(to,
                "\nEach prints the artifact to stdout (or writes --output FILE atomically) and the "
@@ -45,9 +47,33 @@ int RunGenerate(const std::vector<std::string>& args) {
   app.add_option("--output", ga.output,
                  "write the artifact to FILE (atomically) instead of stdout");
   app.add_flag("--diff", ga.diff, "a unified diff against the current file (pve-mapping)");
+  std::string textfile_dir;
+  app.add_option("--textfile-dir", textfile_dir,
+                 "prometheus: write DIR/dossier.prom atomically, for node_exporter's textfile "
+                 "collector");
   if (int rc = Parse(app, std::vector<std::string>(args.begin() + 1, args.end())); rc >= 0)
     return rc;
 
+  if (!textfile_dir.empty()) {
+    struct stat st;
+    if (std::string(gen->name) != "prometheus" || !ga.output.empty()) {
+      std::fprintf(stderr,
+                   "dossier generate %s: --textfile-dir is for 'generate prometheus' "
+                   "alone (without --output)\n",
+                   gen->name);
+      return kExitUsage;
+    }
+    if (::stat(textfile_dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+      std::fprintf(stderr,
+                   "dossier generate prometheus: --textfile-dir %s: not a directory (give "
+                   "node_exporter's --collector.textfile.directory)\n",
+                   textfile_dir.c_str());
+      return kExitUsage;
+    }
+    // Written like --output (a temporary dot-file beside it, which the collector ignores, then
+    // a rename), under the name the collector reads.
+    ga.output = textfile_dir + "/dossier.prom";
+  }
   auto view = LoadView(DossierDir(dossier_dir));
   if (!view) {
     std::fprintf(stderr, "dossier generate %s: %s\n", gen->name, view.error().message.c_str());

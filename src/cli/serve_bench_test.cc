@@ -224,5 +224,20 @@ TEST(ServeBenchCli, UsageErrors) {
   }
 }
 
+// A host without libcurl (the portable binary on a bare system): plain http still parses and
+// runs natively; an https endpoint is refused with what to install, not a crash or a vague error.
+TEST(ServeBenchCli, HttpsWithoutLibcurlSaysWhatItNeeds) {
+  testing::TempDir dir;
+  std::vector<std::string> no_curl = {"DOSSIER_CURL_LIB=/nonexistent/libcurl.so.4"};
+  Ran https = RunDossier(dir, {"serve-bench", "https://127.0.0.1:1", "--model", "m", "--no-store"},
+                         no_curl);
+  EXPECT_NE(https.code, 0);
+  EXPECT_NE(https.err.find("an https:// endpoint needs libcurl"), std::string::npos) << https.err;
+  EXPECT_NE(https.err.find("apt-get install libcurl4"), std::string::npos) << https.err;
+  // Without --model it asks the server for its models, which also goes through libcurl.
+  Ran models = RunDossier(dir, {"serve-bench", "https://127.0.0.1:1", "--no-store"}, no_curl);
+  EXPECT_NE(models.err.find("needs libcurl"), std::string::npos) << models.err;
+}
+
 }  // namespace
 }  // namespace dossier::cli

@@ -45,5 +45,7 @@ const GeneratorEntry* FindGenerator(std::string_view name);
 // The generators, one file each.
 Result<Artifact> GenerateNumaAffinity(const GenerateArgs&, const View&,
                                       const Analysis&);  // numa_affinity.cc
+Result<Artifact> GeneratePrometheus(const GenerateArgs&, const View&,
+                                    const Analysis&);  // prometheus.cc
 
 }  // namespace dossier

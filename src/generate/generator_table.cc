@@ -7,6 +7,10 @@ const std::vector<GeneratorEntry>& GeneratorTable() {
       {"numa-affinity",
        "systemd unit + script setting each guest GPU's numa_node to its host node at boot",
        GenerateNumaAffinity},
+      {"prometheus",
+       "metrics in Prometheus text format for node_exporter's textfile collector "
+       "(--textfile-dir DIR)",
+       GeneratePrometheus},
   };
   return kTable;
 }

@@ -8,6 +8,8 @@
 #include "analyze/analysis.h"
 #include "measure/serve/openai_protocol.h"
 #include "import/import_run.h"
+#include "fleet/fleet_compare.h"
+#include "fleet/fleet_reader.h"
 #include "measure/serve/request_trace.h"
 #include "model/json_io.h"
 #include "probe/dmi_processor.h"
@@ -93,6 +95,16 @@ constexpr const char* kImpP2pBw = "p2p-bandwidth-latency";
 constexpr const char* kImpServe = "serve-bench";
 constexpr const char* kImpJson = "dossier-json";
 constexpr const char* kImpNccl = "nccl-log";
+// One file as `dossier fleet` reads it (a collect record or collect/report JSON output): JSON,
+// the machine model, the analysis, the facts compared, and the comparison itself.
+void FleetFile(const uint8_t* d, size_t n) {
+  fleet::FleetComparer cmp;
+  (void)fleet::ReadFleetDocument(
+      std::string(View(d, n)), "fuzz.json", [&](const fleet::NodeFacts& f) { cmp.Add(f); },
+      [](std::string) {});
+  (void)cmp.Finish();
+}
+
 // A notes file as `note` and `report` read it (toml_depth's bound, then toml++, then the notes
 // model).
 void NotesFile(const uint8_t* d, size_t n) {
@@ -193,6 +205,7 @@ const std::vector<FuzzEntry>& FuzzEntries() {
       {"record_report", RecordReport},
       {"redact_planted", RedactPlanted},
       {"tokenize", Tokenize},
+      {"fleet", FleetFile},
       // clang-format on
   };
   return kEntries;

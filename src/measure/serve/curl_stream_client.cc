@@ -100,6 +100,8 @@ CurlStreamClient::~CurlStreamClient() {
 }
 
 Status CurlStreamClient::Init() {
+  if (!CurlMissing().empty())
+    return Error::Unsupported(CurlNeeded("https://, credentials in the URL and proxies"));
   GlobalInit();
   epoll_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
   if (epoll_fd_ < 0) return Error::Io(std::string("epoll_create1: ") + std::strerror(errno));
@@ -282,6 +284,8 @@ namespace {
 
 Result<std::string> HttpRequest(const std::string& url, const std::string& api_key,
                                 const std::string* post_body, double timeout_s) {
+  if (!CurlMissing().empty())
+    return Error::Unsupported(CurlNeeded("asking the server for its models or a token count"));
   GlobalInit();
   CURL* e = curl_easy_init();
   if (!e) return Error::Io("curl_easy_init failed");

@@ -2,9 +2,9 @@
 // epoll. It serves what the native transport does not: https, credentials in the URL, proxies.
 #pragma once
 
-#include <curl/curl.h>
-
 #include <vector>
+
+#include "measure/serve/curl_api.h"
 
 #include "measure/serve/stream_client.h"
 

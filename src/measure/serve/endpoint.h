@@ -31,6 +31,8 @@ struct UrlParts {
   std::string user, password;  // as written (percent-encoded); for EchoRedactor, never printed
 };
 Result<UrlParts> SplitUrl(std::string_view url);  // error: libcurl's reason
+// The same without libcurl (what SplitUrl uses when libcurl is absent): ordinary URLs only.
+Result<UrlParts> SplitUrlPlain(std::string_view url);
 
 // http and https only; a URL that does not parse is an error saying what to pass.
 Result<Endpoint> ParseEndpoint(std::string_view url);

@@ -43,3 +43,32 @@ TEST(ParseEndpoint, Rejects) {
 
 }  // namespace
 }  // namespace dossier::serve
+
+namespace dossier::serve {
+namespace {
+
+// Without libcurl, SplitUrl falls back to SplitUrlPlain: on ordinary URLs both must agree.
+TEST(SplitUrlPlain, AgreesWithLibcurlOnOrdinaryUrls) {
+  for (const char* u :
+       {"http://127.0.0.1:30000", "http://127.0.0.1:30000/v1/completions", "https://h.example/x/v1",
+        "http://[::1]:8000/v1", "http://user:pw@host:81/p", "http://host/p?q=1#f", "HTTP://Host"}) {
+    auto plain = SplitUrlPlain(u);
+    ASSERT_TRUE(plain) << u;
+    auto curl = SplitUrl(u);
+    ASSERT_TRUE(curl) << u;  // libcurl is present where the suite runs
+    EXPECT_EQ(plain->scheme, curl->scheme) << u;
+    EXPECT_EQ(plain->host, curl->host) << u;
+    EXPECT_EQ(plain->port, curl->port) << u;
+    EXPECT_EQ(plain->explicit_port, curl->explicit_port) << u;
+    EXPECT_EQ(plain->path, curl->path) << u;
+    EXPECT_EQ(plain->query.empty(), curl->query.empty()) << u;
+    EXPECT_EQ(plain->has_credentials, curl->has_credentials) << u;
+    EXPECT_EQ(plain->user, curl->user) << u;
+    EXPECT_EQ(plain->password, curl->password) << u;
+  }
+  for (const char* bad : {"127.0.0.1:1", "http://", "http://h:99999", "http://[::1", "http://h:x"})
+    EXPECT_FALSE(SplitUrlPlain(bad)) << bad;
+}
+
+}  // namespace
+}  // namespace dossier::serve

@@ -2,6 +2,8 @@
 
 #include <sys/epoll.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -62,8 +64,15 @@ Transport ChooseTransport(Transport wanted, std::string_view url) {
 Result<std::unique_ptr<StreamClient>> MakeStreamClient(const ClientOptions& options,
                                                        std::string_view url, StreamSink* sink) {
   Transport t = ChooseTransport(options.transport, url);
-  if (t == Transport::kCurl)
+  if (t == Transport::kCurl) {
+    // The native client cannot serve it (or --http-client curl asked for libcurl).
+    if (!CurlMissing().empty()) {
+      std::string scheme(url.substr(0, url.find("://")));
+      return Error::Invalid(
+          CurlNeeded(scheme == "https" ? "an https:// endpoint" : "this endpoint through libcurl"));
+    }
     return std::unique_ptr<StreamClient>(new CurlStreamClient(options, sink));
+  }
   if (std::string why = WhyNotNative(url); !why.empty()) {
     return Error::Invalid("the native HTTP client cannot serve this endpoint: " + why +
                           "; use --http-client curl (or auto)");
@@ -74,7 +83,11 @@ Result<std::unique_ptr<StreamClient>> MakeStreamClient(const ClientOptions& opti
 int WaitForEvents(int epoll_fd, epoll_event* events, int max_events, int64_t wait_ns) {
   wait_ns = std::max<int64_t>(0, wait_ns);
   timespec ts{static_cast<time_t>(wait_ns / 1000000000), static_cast<long>(wait_ns % 1000000000)};
-  int n = ::epoll_pwait2(epoll_fd, events, max_events, &ts, nullptr);
+  // The system call, not glibc's wrapper: the wrapper appeared in glibc 2.35, and the portable
+  // binary runs on glibc 2.34 (RHEL 9). The kernel's sigmask size argument is ignored for a null
+  // mask.
+  int n = static_cast<int>(
+      ::syscall(SYS_epoll_pwait2, epoll_fd, events, max_events, &ts, nullptr, size_t{8}));
   if (n < 0 && errno == ENOSYS) {
     n = ::epoll_wait(epoll_fd, events, max_events, static_cast<int>((wait_ns + 999999) / 1000000));
   }

@@ -1,0 +1,266 @@
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "analyze/analysis.h"
+#include "fleet/fleet_compare.h"
+#include "fleet/fleet_reader.h"
+#include "fleet/fleet_render.h"
+#include "model/json_io.h"
+#include "tests/model_builders.h"
+#include "tests/run_cli.h"
+#include "tests/temp_dir.h"
+
+namespace dossier::fleet {
+namespace {
+
+using testing::SeedGuest;
+
+MachineView Node(const std::string& name) {
+  MachineView mv;
+  mv.machine = SeedGuest();
+  mv.machine.name = name;
+  mv.machine.software.nvidia_driver =
+      Known(std::string("580.95.05"), "/proc/driver/nvidia/version");
+  mv.record.time = "2026-12-01T00:00:00Z";
+  return mv;
+}
+
+PciDevice* GpuPci(Machine* m, int gpu) {
+  for (auto& d : m->pci.devices)
+    if (d.address == m->gpus[gpu].address) return &d;
+  return nullptr;
+}
+
+void AddP2p(MachineView* mv, double gbps) {
+  P2pMeasurement pm;
+  for (int s = 0; s < 2; ++s)
+    for (int d = 0; d < 2; ++d) {
+      if (s == d) continue;
+      P2pResult r;
+      r.src = s;
+      r.dst = d;
+      r.mode = "uni-p2p";
+      r.size_bytes = 16 << 20;
+      r.verdict = "ok";
+      // The weakest pair is what the fleet compares: the other direction is faster.
+      r.gbps_median = Known(s == 0 ? gbps : gbps + 5, "measurement");
+      pm.results.push_back(r);
+    }
+  mv->p2p.push_back(pm);
+}
+
+const Difference* FindDiff(const GroupReport& g, const std::string& fact) {
+  for (const auto& d : g.differences)
+    if (d.fact == fact) return &d;
+  return nullptr;
+}
+
+TEST(Fleet, UniformFleetHasNoDifferences) {
+  FleetComparer c;
+  for (int i = 0; i < 6; ++i) c.Add(FromMachineView(Node("n" + std::to_string(i)), {}));
+  FleetReport r = c.Finish();
+  ASSERT_EQ(r.groups.size(), 1u);
+  EXPECT_EQ(r.nodes, 6u);
+  EXPECT_TRUE(r.uniform());
+  EXPECT_TRUE(r.groups[0].differences.empty());
+  EXPECT_EQ(r.groups[0].gpu_count, 8);
+  EXPECT_NE(FleetMarkdown(r).find("**Uniform**"), std::string::npos);
+  EXPECT_TRUE(nlohmann::json::parse(FleetJson(r))["uniform"].get<bool>());
+}
+
+TEST(Fleet, NamesTheNodeWithANarrowLinkAndOtherDrift) {
+  FleetComparer c;
+  for (int i = 0; i < 10; ++i) {
+    MachineView mv = Node("n" + std::to_string(i));
+    if (i == 7) testing::SetLink(GpuPci(&mv.machine, 3), 5, 8, 5, 16);
+    if (i == 2) mv.machine.software.nvidia_driver = Known(std::string("575.57.08"), "x");
+    if (i == 4) mv.machine.dmi.bios_version.Unknown("needs root", "/sys/class/dmi/id/bios_version");
+    c.Add(FromMachineView(mv, {}));
+  }
+  FleetReport r = c.Finish();
+  ASSERT_EQ(r.groups.size(), 1u);
+  const auto& g = r.groups[0];
+  const Difference* link = FindDiff(g, "GPU 3 PCIe link");
+  ASSERT_NE(link, nullptr);
+  EXPECT_EQ(link->common.value, "Gen5 x16 (max Gen5 x16)");
+  EXPECT_EQ(link->common.count, 9u);
+  ASSERT_EQ(link->others.size(), 1u);
+  EXPECT_EQ(link->others[0].value, "Gen5 x8 (max Gen5 x16)");
+  EXPECT_EQ(link->others[0].nodes, std::vector<std::string>{"n7"});
+  const Difference* drv = FindDiff(g, "NVIDIA driver");
+  ASSERT_NE(drv, nullptr);
+  EXPECT_EQ(drv->others[0].nodes, std::vector<std::string>{"n2"});
+  const Difference* bios = FindDiff(g, "BIOS version");
+  ASSERT_NE(bios, nullptr);  // unknown is a value: it differs from the peers' unknown reason
+  EXPECT_EQ(FindDiff(g, "GPU 2 PCIe link"), nullptr);
+  EXPECT_EQ(r.outliers.count("n7"), 1u);
+  EXPECT_EQ(r.outliers.count("n2"), 1u);
+  EXPECT_EQ(r.outliers.count("n0"), 0u);
+  std::string md = FleetMarkdown(r);
+  EXPECT_NE(md.find("GPU 3 PCIe link"), std::string::npos);
+  EXPECT_NE(md.find("n7"), std::string::npos);
+}
+
+TEST(Fleet, FactMissingOnANodeIsNotCaptured) {
+  FleetComparer c;
+  for (int i = 0; i < 4; ++i) {
+    NodeFacts n;
+    n.name = "n" + std::to_string(i);
+    n.board = "b";
+    n.gpu_model = "g";
+    if (i != 1) n.attributes.emplace_back("python package torch", "2.8.0");
+    c.Add(n);
+  }
+  FleetReport r = c.Finish();
+  const Difference* d = FindDiff(r.groups[0], "python package torch");
+  ASSERT_NE(d, nullptr);
+  ASSERT_EQ(d->others.size(), 1u);
+  EXPECT_EQ(d->others[0].value, "not captured");
+  EXPECT_EQ(d->others[0].nodes, std::vector<std::string>{"n1"});
+}
+
+TEST(Fleet, MeasuredBandwidthFarFromTheMedianByMad) {
+  FleetComparer c;
+  const double noise[] = {50.1, 49.8, 50.3, 49.9, 50.0, 50.2, 49.7, 50.1};
+  for (int i = 0; i < 8; ++i) {
+    MachineView mv = Node("n" + std::to_string(i));
+    AddP2p(&mv, i == 5 ? 24.0 : noise[i]);
+    c.Add(FromMachineView(mv, {}));
+  }
+  FleetReport r = c.Finish();
+  const auto& g = r.groups[0];
+  ASSERT_EQ(g.metric_outliers.size(), 1u);
+  const auto& o = g.metric_outliers[0];
+  EXPECT_EQ(o.node, "n5");
+  EXPECT_DOUBLE_EQ(o.value, 24.0);
+  EXPECT_EQ(o.where, "GPU 0 -> GPU 1");
+  EXPECT_NEAR(o.median, 49.95, 1e-9);  // (49.9 + 50.0) / 2 of the eight
+  EXPECT_LT(o.deviation_percent, -50);
+  EXPECT_EQ(o.metric, "p2p uni-p2p 16777216 B, weakest pair (GB/s)");
+  EXPECT_EQ(r.outliers.size(), 1u);
+}
+
+TEST(Fleet, TooFewMeasurementsAreNotJudged) {
+  FleetComparer c;
+  for (int i = 0; i < 3; ++i) {
+    MachineView mv = Node("n" + std::to_string(i));
+    AddP2p(&mv, i == 0 ? 10.0 : 50.0);
+    c.Add(FromMachineView(mv, {}));
+  }
+  FleetReport r = c.Finish();
+  EXPECT_TRUE(r.groups[0].metric_outliers.empty());
+  EXPECT_EQ(r.groups[0].metrics_too_few.size(), 1u);
+  EXPECT_TRUE(r.uniform());
+}
+
+TEST(Fleet, FindingOnSomeNodesOnlyAndFindingsEverywhere) {
+  FleetComparer c;
+  for (int i = 0; i < 5; ++i) {
+    Finding a{"p2p.disabled", "warning", "", {}, "", {}, {}, ""};
+    Finding b{"pcie.link-degraded", "warning", "", {}, "", {}, {}, ""};
+    std::vector<Finding> f = {a};
+    if (i == 3) f.push_back(b);
+    c.Add(FromMachineView(Node("n" + std::to_string(i)), f));
+  }
+  FleetReport r = c.Finish();
+  const auto& g = r.groups[0];
+  EXPECT_EQ(g.findings_everywhere, std::vector<std::string>{"warning p2p.disabled"});
+  const Difference* d = FindDiff(g, "finding warning pcie.link-degraded");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->common.value, "absent");
+  EXPECT_EQ(d->others[0].nodes, std::vector<std::string>{"n3"});
+}
+
+TEST(Fleet, ANodeMissingAGpuIsNamedAgainstItsBoardMates) {
+  FleetComparer c;
+  for (int i = 0; i < 4; ++i) {
+    MachineView mv = Node("n" + std::to_string(i));
+    if (i == 1) mv.machine = SeedGuest(7), mv.machine.name = "n1";
+    c.Add(FromMachineView(mv, {}));
+  }
+  FleetReport r = c.Finish();
+  ASSERT_EQ(r.groups.size(), 2u);
+  EXPECT_EQ(r.groups[0].nodes.size(), 3u);
+  EXPECT_EQ(r.groups[1].gpu_count, 7);
+  EXPECT_NE(r.groups[1].gpu_set_differs_from.find("3 node(s)"), std::string::npos);
+  EXPECT_EQ(r.outliers.count("n1"), 1u);
+  EXPECT_EQ(r.outliers.size(), 1u);
+}
+
+TEST(Fleet, ALaterRecordOfTheSameNodeReplacesTheEarlier) {
+  FleetComparer c;
+  for (int i = 0; i < 3; ++i) c.Add(FromMachineView(Node("n" + std::to_string(i)), {}));
+  MachineView old = Node("n1");
+  old.record.time = "2026-11-01T00:00:00Z";
+  old.machine.software.nvidia_driver = Known(std::string("1.0"), "x");
+  c.Add(FromMachineView(old, {}));  // older: ignored
+  FleetReport r = c.Finish();
+  EXPECT_EQ(r.nodes, 3u);
+  EXPECT_EQ(r.replaced, 1u);
+  EXPECT_TRUE(r.uniform());
+}
+
+// Files on disk: a collect record, a collect --format json output, a damaged file, a dossier.
+TEST(FleetReader, ReadsRecordsOutputsAndDossiersAndNamesDamagedFiles) {
+  testing::TempDir t;
+  nlohmann::json rec = {{"schema", kSchema}, {"kind", "collect"}, {"time", "2026-12-01T00:00:00Z"}};
+  Machine a = SeedGuest();
+  a.name = "a";
+  rec["machine"] = MachineToJson(a);
+  t.Write("slurm/a.json", rec.dump());
+  Machine b = SeedGuest();
+  b.name = "b";
+  nlohmann::json out = {{"schema", kSchema}, {"machines", nlohmann::json::array()}};
+  nlohmann::json bm = MachineToJson(b);
+  bm["findings"] = {{{"id", "x.y"}, {"severity", "info"}}};
+  out["machines"].push_back(bm);
+  t.Write("slurm/sub/b.json", out.dump(1));
+  t.Write("slurm/c.json", "{\n\"schema\": \"dossier/1\",\n\"kind\": ");
+  t.Write("slurm/notes.txt", "not json, not read");
+  std::vector<std::string> names, warnings;
+  auto counts = ReadFleet(
+      {t.path() + "/slurm"}, [&](const NodeFacts& n) { names.push_back(n.name); },
+      [&](std::string w) { warnings.push_back(std::move(w)); });
+  ASSERT_TRUE(counts.ok());
+  EXPECT_EQ(names, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(counts->files, 2u);
+  EXPECT_EQ(counts->skipped, 1u);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("c.json:3: not valid JSON"), std::string::npos) << warnings[0];
+
+  auto missing = ReadFleet(
+      {t.path() + "/nope"}, [](const NodeFacts&) {}, [](std::string) {});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error().message.find("/nope"), std::string::npos);
+}
+
+TEST(FleetCli, ExitCodes) {
+  testing::TempDir t;
+  for (int i = 0; i < 3; ++i) {
+    nlohmann::json rec = {
+        {"schema", kSchema}, {"kind", "collect"}, {"time", "2026-12-01T00:00:00Z"}};
+    Machine m = SeedGuest();
+    m.name = "node" + std::to_string(i);
+    rec["machine"] = MachineToJson(m);
+    t.Write("same/" + m.name + ".json", rec.dump());
+    if (i == 2) m.kernel.cmdline = Known(std::string("quiet iommu=pt"), "/proc/cmdline");
+    rec["machine"] = MachineToJson(m);
+    t.Write("drift/" + m.name + ".json", rec.dump());
+  }
+  auto same = testing::RunCli("fleet -q " + t.path() + "/same");
+  EXPECT_EQ(same.code, 0) << same.out;
+  auto drift = testing::RunCli("fleet -q --format json " + t.path() + "/drift");
+  EXPECT_EQ(drift.code, 1) << drift.out;
+  auto j = nlohmann::json::parse(drift.out);
+  EXPECT_TRUE(j["outliers"].contains("node2"));
+  auto none = testing::RunCli("fleet -q " + t.path() + "/absent");
+  EXPECT_EQ(none.code, 2);
+  t.Write("empty/readme.json", "[1,2]");
+  auto empty = testing::RunCli("fleet -q " + t.path() + "/empty");
+  EXPECT_EQ(empty.code, 2) << empty.out;
+  EXPECT_NE(empty.out.find("no node found"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace dossier::fleet

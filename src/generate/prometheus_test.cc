@@ -1,0 +1,193 @@
+#include "generate/prometheus.h"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "tests/model_builders.h"
+#include "tests/temp_dir.h"
+
+namespace dossier::prometheus {
+namespace {
+
+// The seed guest with a p2p sweep and a serving run measured, a finding and a target.
+struct Fixture {
+  View view;
+  Analysis analysis;
+  Fixture() {
+    view = testing::ViewOf({testing::SeedGuest()});
+    MachineView& mv = view.machines[0];
+    mv.record.time = "2026-12-02T16:30:00Z";
+    Machine& m = mv.machine;
+    m.iommu.enabled = Known(true, "/sys/class/iommu");
+    IommuGroup g;
+    g.id = 1;
+    g.type = Known(std::string("DMA-FQ"), "/sys/kernel/iommu_groups/1/type");
+    m.iommu.groups = {g, g};
+    m.topology.p2p_status.read = {{"X", "NS"}, {"NS", "X"}};
+    P2pMeasurement pm;
+    pm.time = "2026-12-02T16:40:00Z";
+    P2pResult ok;
+    ok.src = 0;
+    ok.dst = 1;
+    ok.mode = "uni-staged";
+    ok.size_bytes = 16 << 20;
+    ok.verdict = "ok";
+    ok.gbps_median = Known(21.5, "measurement");
+    P2pResult lat = ok;
+    lat.mode = "latency-staged";
+    lat.size_bytes = 4;
+    lat.gbps_median = {};
+    lat.latency_us = Known(13.4, "measurement");
+    P2pResult bad = ok;
+    bad.mode = "uni-p2p";
+    bad.verdict = "corrupted";
+    pm.results = {ok, lat, bad};
+    mv.p2p.push_back(pm);
+    ServeMeasurement sm;
+    sm.time = "2026-12-02T17:00:00Z";
+    ServeRun r;
+    r.concurrency = Known(int64_t{64}, "argv");
+    r.completed = 640;
+    r.failed = 2;
+    r.total_tokens_per_s = 512.5;
+    r.output_tokens_per_s = 256.25;
+    r.request_throughput = 1.25;
+    r.ttft_ms.median = Known(850.0, "m");
+    r.ttft_ms.p99 = Known(2400.0, "m");
+    r.tpot_ms.median = Known(45.0, "m");
+    sm.runs.push_back(r);
+    mv.serve.push_back(sm);
+    MachineAnalysis ma;
+    ma.machine = m.name;
+    ma.findings.push_back(
+        {"p2p.bytes-corrupted", "critical", "Copies \"arrive\" corrupted", {}, "", {}, {}, ""});
+    analysis.machines.push_back(ma);
+    TargetStatus t;
+    t.target.metric = "total_tokens_per_s";
+    t.target.op = ">=";
+    t.target.value = 1000;
+    t.target.concurrency = 64;
+    t.measured = true;
+    t.value = 512.5;
+    t.verdict = "not met";
+    analysis.plan.targets.push_back(t);
+  }
+};
+
+bool Has(const std::string& text, const std::string& line) {
+  return text.find(line + "\n") != std::string::npos;
+}
+
+TEST(Prometheus, FamiliesWithUnitsAndBoundedLabels) {
+  Fixture f;
+  std::string t = MetricsText(f.view, f.analysis);
+  EXPECT_TRUE(Has(t, "# TYPE dossier_build_info gauge"));
+  EXPECT_TRUE(Has(t, std::string("dossier_build_info{version=\"") + DOSSIER_VERSION + "\"} 1"));
+  EXPECT_TRUE(Has(t, "dossier_last_collect_timestamp_seconds{machine=\"glm-guest\"} 1796229000"));
+  EXPECT_TRUE(Has(t, "dossier_gpus{machine=\"glm-guest\"} 8"));
+  EXPECT_TRUE(Has(t,
+                  "dossier_gpu_pcie_link_width_lanes{machine=\"glm-guest\",gpu=\"3\","
+                  "pci_address=\"0000:04:00.0\",state=\"max\"} 16"));
+  EXPECT_TRUE(Has(t,
+                  "dossier_gpu_numa_affinity_known{machine=\"glm-guest\",gpu=\"0\","
+                  "pci_address=\"0000:01:00.0\"} 0"));
+  EXPECT_TRUE(
+      Has(t, "dossier_gpu_p2p_ok{machine=\"glm-guest\",pair=\"0-1\",capability=\"read\"} 0"));
+  EXPECT_TRUE(Has(t,
+                  "dossier_gpu_p2p_status{machine=\"glm-guest\",pair=\"0-1\",capability="
+                  "\"read\",status=\"NS\"} 1"));
+  EXPECT_TRUE(Has(t,
+                  "dossier_p2p_bandwidth_bytes_per_second{machine=\"glm-guest\",pair=\"0-1\","
+                  "mode=\"uni-staged\",size_bytes=\"16777216\"} 21500000000"));
+  EXPECT_TRUE(Has(t,
+                  "dossier_p2p_latency_seconds{machine=\"glm-guest\",pair=\"0-1\",mode=\"latency-"
+                  "staged\",size_bytes=\"4\"} 1.34e-05"));
+  EXPECT_TRUE(Has(t, "dossier_p2p_results{machine=\"glm-guest\",verdict=\"corrupted\"} 1"));
+  EXPECT_TRUE(Has(t, "dossier_iommu_domain_groups{machine=\"glm-guest\",type=\"DMA-FQ\"} 2"));
+  // The finding's title (free text, quotes and all) is not a label: its id and severity are.
+  EXPECT_TRUE(Has(t,
+                  "dossier_finding{machine=\"glm-guest\",id=\"p2p.bytes-corrupted\","
+                  "severity=\"critical\"} 1"));
+  EXPECT_EQ(t.find("arrive"), std::string::npos);
+  EXPECT_TRUE(Has(t,
+                  "dossier_serve_tokens_per_second{machine=\"glm-guest\",load=\"concurrency=64\","
+                  "kind=\"total\"} 512.5"));
+  EXPECT_TRUE(Has(t,
+                  "dossier_serve_ttft_seconds{machine=\"glm-guest\",load=\"concurrency=64\","
+                  "percentile=\"99\"} 2.4"));
+  EXPECT_TRUE(Has(t,
+                  "dossier_serve_target_met{metric=\"total_tokens_per_s\",op=\">=\","
+                  "concurrency=\"64\"} 0"));
+  // Every family once, HELP before TYPE before samples.
+  EXPECT_EQ(t.find("# HELP dossier_gpu_info"), t.rfind("# HELP dossier_gpu_info"));
+}
+
+TEST(Prometheus, NothingMeasuredMeansNoMeasurementFamilies) {
+  View v = testing::ViewOf({testing::SeedGuest()});
+  std::string t = MetricsText(v, Analysis{});
+  EXPECT_EQ(t.find("dossier_p2p_"), std::string::npos);
+  EXPECT_EQ(t.find("dossier_serve_"), std::string::npos);
+  EXPECT_NE(t.find("dossier_gpus{"), std::string::npos);
+}
+
+int RunTool(const std::string& cmd, std::string* out) {
+  FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
+  if (!p) return -1;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out->append(buf, n);
+  int st = ::pclose(p);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+bool HavePromtool() {
+  std::string out;
+  return RunTool("command -v promtool", &out) == 0;
+}
+
+// promtool lints what node_exporter would read: names, HELP/TYPE, units, duplicates.
+TEST(Prometheus, PromtoolAcceptsTheTextfile) {
+  if (!HavePromtool()) GTEST_SKIP() << "promtool missing: apt-get install prometheus";
+  Fixture f;
+  testing::TempDir dir;
+  auto path = WriteTextfile(dir.path(), MetricsText(f.view, f.analysis));
+  ASSERT_TRUE(path) << path.error().message;
+  EXPECT_EQ(*path, dir.path() + "/dossier.prom");
+  std::string out;
+  EXPECT_EQ(RunTool("promtool check metrics < " + *path, &out), 0) << out;
+  EXPECT_EQ(out, "") << out;
+  // Written whole: only the file itself is left in the directory, no temporary beside it.
+  size_t files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir.path())) (void)e, ++files;
+  EXPECT_EQ(files, 1u);
+  // A second write replaces it.
+  ASSERT_TRUE(WriteTextfile(dir.path(), "# HELP x y\n# TYPE x gauge\nx 1\n"));
+  std::ifstream in(*path);
+  std::string first;
+  std::getline(in, first);
+  EXPECT_EQ(first, "# HELP x y");
+}
+
+TEST(Prometheus, TextfileDirMustExist) {
+  testing::TempDir dir;
+  auto r = WriteTextfile(dir.path() + "/absent", "x 1\n");
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("absent: not a directory"), std::string::npos);
+}
+
+TEST(Prometheus, AlertingRulesCheckAndPassTheirUnitTests) {
+  if (!HavePromtool()) GTEST_SKIP() << "promtool missing: apt-get install prometheus";
+  std::string dir = std::string(DOSSIER_SOURCE_DIR) + "/docs/prometheus";
+  std::string out;
+  EXPECT_EQ(RunTool("promtool check rules " + dir + "/dossier.rules.yml", &out), 0) << out;
+  out.clear();
+  EXPECT_EQ(RunTool("cd " + dir + " && promtool test rules dossier.rules.test.yml", &out), 0)
+      << out;
+}
+
+}  // namespace
+}  // namespace dossier::prometheus
