@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "model/machine.h"
-#include "model/view.h"
+#include "view/view.h"
 
 namespace dossier::testing {
 

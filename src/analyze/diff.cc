@@ -5,8 +5,8 @@
 #include <map>
 #include <set>
 
-#include "analyze/fact_paths.h"
 #include "analyze/rule.h"
+#include "model/fact_paths.h"
 #include "util/text.h"
 
 namespace dossier {
@@ -256,7 +256,8 @@ MachineDiff DiffRecords(const Machine& a, const Machine& b, const View& view) {
   MachineView va, vb;
   va.machine = a;
   vb.machine = b;
-  DiffFindings(RunRules({va, view, view.notes}), RunRules({vb, view, view.notes}), &d);
+  const MachineDiff none;
+  DiffFindings(RunRules({va, view, view.notes, none}), RunRules({vb, view, view.notes, none}), &d);
   return d;
 }
 

@@ -10,7 +10,7 @@
 #include "analyze/diff_types.h"
 #include "analyze/finding.h"
 #include "model/machine.h"
-#include "model/view.h"
+#include "view/view.h"
 
 namespace dossier {
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "analyze/analysis.h"
 #include "analyze/serve_metrics.h"
 
 namespace dossier {
@@ -38,7 +39,7 @@ std::vector<TargetStatus> Targets(const View& view) {
 
 }  // namespace
 
-Plan BuildPlan(const View& view) {
+Plan BuildPlan(const View& view, const Analysis& analysis) {
   Plan p;
   const Notes& n = view.notes;
   p.targets = Targets(view);
@@ -56,7 +57,7 @@ Plan BuildPlan(const View& view) {
     (s.blocking ? blocking_notes : other_notes).push_back(std::move(x));
   }
   for (const auto& mv : view.machines) {
-    for (const auto& f : mv.findings) {
+    for (const auto& f : analysis.Of(mv).findings) {
       int rank = SeverityRank(f.severity);
       std::string from = "finding " + f.id + (f.stale.empty() ? "" : " (stale)");
       for (size_t i = 0; i < f.actions.size(); ++i) {

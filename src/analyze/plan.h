@@ -4,10 +4,13 @@
 #pragma once
 
 #include "analyze/plan_types.h"
-#include "model/view.h"
+#include "view/view.h"
 
 namespace dossier {
 
-Plan BuildPlan(const View& view);
+struct Analysis;
+
+// The findings come from `analysis` (its machines; its plan is what this returns).
+Plan BuildPlan(const View& view, const Analysis& analysis);
 
 }  // namespace dossier

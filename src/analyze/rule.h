@@ -8,15 +8,17 @@
 #include <string>
 #include <vector>
 
+#include "analyze/diff_types.h"
 #include "analyze/finding.h"
-#include "model/view.h"
+#include "view/view.h"
 
 namespace dossier {
 
 struct RuleContext {
-  const MachineView& mv;  // the machine, its measurements and changes since the previous boot
+  const MachineView& mv;  // the machine and its measurements
   const View& view;       // every machine in the dossier (a guest's host may be there too)
   const Notes& notes;
+  const MachineDiff& changes;  // since the previous boot (analyze/analysis.h); empty when none
   const Machine& m() const { return mv.machine; }
 };
 

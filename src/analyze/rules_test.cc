@@ -29,8 +29,8 @@ const Finding* Find(const std::vector<Finding>& fs, const std::string& id) {
   return nullptr;
 }
 
-std::vector<Finding> RunOn(const View& v, size_t i = 0) {
-  return RunRules({v.machines[i], v, v.notes});
+std::vector<Finding> RunOn(const View& v, size_t i = 0, const MachineDiff& changes = {}) {
+  return RunRules({v.machines[i], v, v.notes, changes});
 }
 
 bool Fires(const View& v, const std::string& id, size_t i = 0) {
@@ -391,10 +391,10 @@ TEST(RuleServeBelowTarget, ComparesTheRunAtTheTargetsConcurrency) {
 
 TEST(RuleIommuGroupsChanged, FiresForPassedThroughDevices) {
   View v = ViewOf({SeedHost(30)});
-  v.machines[0].changes.changes.push_back({"iommu-renumbered", "IOMMU group 20", "group 20",
-                                           "group 30",
-                                           "same members, new number: 0000:01:00.0, 0000:01:00.1"});
-  auto fs = RunOn(v);
+  MachineDiff changes;
+  changes.changes.push_back({"iommu-renumbered", "IOMMU group 20", "group 20", "group 30",
+                             "same members, new number: 0000:01:00.0, 0000:01:00.1"});
+  auto fs = RunOn(v, 0, changes);
   const Finding* f = Find(fs, "iommu.groups-changed");
   ASSERT_NE(f, nullptr);
   EXPECT_NE(f->actions[0].step.find("0000:01:00.0 iommugroup=30"), std::string::npos);

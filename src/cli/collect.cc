@@ -5,13 +5,15 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "analyze/analyze.h"
+#include "analyze/analysis.h"
 #include "cli/parse.h"
 #include "model/json_io.h"
 #include "probe/probe.h"
 #include "render/render.h"
 #include "store/dossier_dir.h"
 #include "util/redact.h"
+#include "util/utf8.h"
+#include "view/build_view.h"
 
 extern char** environ;
 
@@ -24,7 +26,8 @@ std::map<std::string, std::string> CallerEnvironment() {
     std::string_view kv(*e);
     size_t eq = kv.find('=');
     if (eq == std::string_view::npos) continue;
-    env.emplace(std::string(kv.substr(0, eq)), std::string(kv.substr(eq + 1)));
+    // The door for the caller's environment: values reach the record (util/utf8.h).
+    env.emplace(MakeValidUtf8(kv.substr(0, eq)), MakeValidUtf8(kv.substr(eq + 1)));
   }
   return env;
 }
@@ -37,12 +40,17 @@ int RunCollect(const std::vector<std::string>& args) {
   std::string root = "/", dossier_dir = "dossier", format;
   CollectOptions opts;
   bool quiet = false;
-  app.add_option("--root", root, "read the machine under this directory instead of /");
-  app.add_option("--machine", opts.machine_name, "name of the machine (default: its hostname)");
-  app.add_option("--dossier", dossier_dir, "dossier directory to append to")->capture_default_str();
+  app.add_option("--root", root, "read the machine under this directory instead of /")
+      ->check(NonEmptyPath());
+  app.add_option("--machine", opts.machine_name, "name of the machine (default: its hostname)")
+      ->check(NonEmpty());
+  app.add_option("--dossier", dossier_dir, "dossier directory to append to")
+      ->check(NonEmptyPath())
+      ->capture_default_str();
   app.add_option("--format", format, "print the report (md or json) and store nothing")
       ->check(CLI::IsMember({"md", "json"}));
-  app.add_option("--venv", opts.venvs, "a Python environment to read (repeatable)");
+  app.add_option("--venv", opts.venvs, "a Python environment to read (repeatable)")
+      ->check(NonEmptyPath());
   app.add_option("--nvml-lib", opts.nvml_lib,
                  "NVML library to load (default libnvidia-ml.so.1; with --root, NVML is off "
                  "unless this is given)");
@@ -62,14 +70,9 @@ int RunCollect(const std::vector<std::string>& args) {
     for (const auto& l : log) std::fprintf(stderr, "  %s\n", l.c_str());
 
   if (!format.empty()) {
-    View view;
-    view.generated_at = NowIso8601();
-    MachineView mv;
-    mv.machine = std::move(m);
-    mv.record = {"", "collect", view.generated_at, std::string("dossier ") + DOSSIER_VERSION};
-    view.machines.push_back(std::move(mv));
-    Analyze(&view);
-    std::string text = FindRenderer(format)->render(view);
+    // The same path as a dossier on disk: the record it would have been -> view -> analysis.
+    View view = OneShotView(m);
+    std::string text = FindRenderer(format)->render(view, Analyze(view));
     std::fwrite(text.data(), 1, text.size(), stdout);
     return kExitOk;
   }

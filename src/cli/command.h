@@ -23,11 +23,12 @@ struct Command {
 const std::vector<Command>& Commands();
 int Main(int argc, char** argv);
 
-int RunCollect(const std::vector<std::string>& args);  // collect.cc
-int RunReport(const std::vector<std::string>& args);   // report.cc
-int RunP2p(const std::vector<std::string>& args);      // p2p.cc
-int RunNote(const std::vector<std::string>& args);     // note.cc
-int RunDiff(const std::vector<std::string>& args);     // diff.cc
+int RunCollect(const std::vector<std::string>& args);   // collect.cc
+int RunReport(const std::vector<std::string>& args);    // report.cc
+int RunP2p(const std::vector<std::string>& args);       // p2p.cc
+int RunNote(const std::vector<std::string>& args);      // note.cc
+int RunDiff(const std::vector<std::string>& args);      // diff.cc
+int RunGenerate(const std::vector<std::string>& args);  // generate.cc
 
 int RunServeBench(const std::vector<std::string>& args);  // serve_bench.cc
 

@@ -6,6 +6,7 @@
 #include "cli/command.h"
 #include "probe/probe.h"
 #include "render/render.h"
+#include "util/utf8.h"
 
 namespace dossier::cli {
 namespace {
@@ -47,6 +48,10 @@ const std::vector<Command>& Commands() {
       {"note", "edit the notes (goal, targets, machines, facts, tried, next steps, files)",
        RunNote},
       {"diff", "what changed between two collects of a machine (default: its last two)", RunDiff},
+      {"generate",
+       "artifacts that act on what was found (NCCL topology, NUMA unit, PVE mapping…); --help "
+       "lists them",
+       RunGenerate},
       {"help", "list the commands, or 'help probes' / 'help formats' / 'help rules'", RunHelp},
       {"version", "print the version", RunVersion},
   };
@@ -84,10 +89,14 @@ int Main(int argc, char** argv) {
     RunHelp({});
     return kExitUsage;
   }
-  std::string name = argv[1];
+  // The door for argv: a --machine name, a URL or a note pasted from a terminal in another
+  // encoding reaches records and reports, which hold only valid UTF-8 (util/utf8.h). A path
+  // with invalid bytes is escaped too and then named as not found, rather than half-handled.
+  std::string name = MakeValidUtf8(argv[1]);
   if (name == "--help" || name == "-h") return RunHelp({});
   if (name == "--version") return RunVersion({});
-  std::vector<std::string> args(argv + 2, argv + argc);
+  std::vector<std::string> args;
+  for (int i = 2; i < argc; ++i) args.push_back(MakeValidUtf8(argv[i]));
   for (const auto& c : Commands()) {
     if (name == c.name) return c.run(args);
   }

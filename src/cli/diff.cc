@@ -7,20 +7,29 @@
 #include "model/json_io.h"
 #include "render/json_visit.h"
 #include "render/markdown.h"
-#include "store/history.h"
-#include "store/load_view.h"
+#include "view/build_view.h"
+#include "view/history.h"
 
 namespace dossier::cli {
 namespace {
 
-// A record named on the command line: its sequence number ("12"), file name or path.
-const Record* FindRecord(const std::vector<Record>& records, const std::string& ref) {
+// A record named on the command line: its sequence number ("12"), file name or path. A number
+// two records share (dossiers merged from two machines by copying) is ambiguous: *ambiguous
+// then lists the files, and the caller asks for a file name.
+const Record* FindRecord(const std::vector<Record>& records, const std::string& ref,
+                         std::string* ambiguous) {
+  std::vector<const Record*> found;
   for (const auto& r : records) {
     std::string base = r.file.substr(r.file.rfind('/') + 1);
-    if (r.file == ref || base == ref || std::to_string(r.sequence) == ref) return &r;
-    if (base.rfind(ref, 0) == 0 && ref.size() >= 6) return &r;  // "000012" prefix
+    if (r.file == ref || base == ref) return &r;  // a name is never ambiguous
+    if (std::to_string(r.sequence) == ref || (base.rfind(ref, 0) == 0 && ref.size() >= 6))
+      found.push_back(&r);  // "12" or a "000012" prefix
   }
-  return nullptr;
+  if (found.size() > 1) {
+    for (const Record* r : found) *ambiguous += " " + r->file.substr(r->file.rfind('/') + 1);
+    return nullptr;
+  }
+  return found.empty() ? nullptr : found[0];
 }
 
 }  // namespace
@@ -35,7 +44,9 @@ int RunDiff(const std::vector<std::string>& args) {
   app.add_option("records", refs, "two records: sequence number, file name or path (A B)")
       ->expected(0, 2);
   app.add_option("--machine", machine, "machine whose last two collects to compare");
-  app.add_option("--dossier", dossier_dir, "dossier directory")->capture_default_str();
+  app.add_option("--dossier", dossier_dir, "dossier directory")
+      ->check(NonEmptyPath())
+      ->capture_default_str();
   app.add_option("--format", format, "md or json")
       ->check(CLI::IsMember({"md", "json"}))
       ->capture_default_str();
@@ -56,8 +67,16 @@ int RunDiff(const std::vector<std::string>& args) {
 
   const Record *a = nullptr, *b = nullptr;
   if (refs.size() == 2) {
-    a = FindRecord(*records, refs[0]);
-    b = FindRecord(*records, refs[1]);
+    std::string ambiguous_a, ambiguous_b;
+    a = FindRecord(*records, refs[0], &ambiguous_a);
+    b = FindRecord(*records, refs[1], &ambiguous_b);
+    for (const auto& [ref, amb] :
+         {std::pair{refs[0], ambiguous_a}, std::pair{refs[1], ambiguous_b}}) {
+      if (amb.empty()) continue;
+      std::fprintf(stderr, "dossier diff: '%s' names several records:%s; give a file name\n",
+                   ref.c_str(), amb.c_str());
+      return kExitUsage;
+    }
     for (const auto& [r, ref] : {std::pair{a, refs[0]}, std::pair{b, refs[1]}}) {
       if (!r || r->kind != "collect" || !r->doc.contains("machine")) {
         std::fprintf(stderr, "dossier diff: '%s' is not a collect record in %s/records\n",
@@ -102,8 +121,8 @@ int RunDiff(const std::vector<std::string>& args) {
   Machine ma = MachineFromJson(a->doc["machine"], &w);
   Machine mb = MachineFromJson(b->doc["machine"], &w);
   // The rest of the dossier (notes, a guest's host) is context for the findings on each side.
-  View context;
-  if (auto v = LoadView(dir); v) context = std::move(*v);
+  // Built from the records already loaded: loading the dossier again doubled diff's memory.
+  View context = DossierView(dir, *records, {});
   MachineDiff d = DiffRecords(ma, mb, context);
   d.from = {a->file, a->time, ma.boot_id.value_or("")};
   d.to = {b->file, b->time, mb.boot_id.value_or("")};
@@ -112,7 +131,7 @@ int RunDiff(const std::vector<std::string>& args) {
   if (format == "json") {
     nlohmann::json j = PlainToJson(d);
     j["schema"] = kSchema;
-    text = j.dump(2) + "\n";
+    text = DumpJson(j, 2) + "\n";
   } else {
     text = "# Changes of `" + d.machine + "`\n\n";
     MdChanges(d, &text);

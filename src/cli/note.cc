@@ -2,11 +2,14 @@
 // comments and layout a person gave it (store/notes_edit.h), or show it.
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "analyze/serve_metrics.h"
 #include "cli/parse.h"
+#include "model/json_io.h"
 #include "render/json_visit.h"
 #include "store/dossier_dir.h"
+#include "store/dossier_lock.h"
 #include "store/notes_edit.h"
 #include "util/text.h"
 
@@ -254,7 +257,9 @@ int RunNote(const std::vector<std::string>& args) {
   app.require_subcommand(1);
   app.fallthrough();
   std::string dossier_dir = "dossier";
-  app.add_option("--dossier", dossier_dir, "dossier directory")->capture_default_str();
+  app.add_option("--dossier", dossier_dir, "dossier directory")
+      ->check(NonEmptyPath())
+      ->capture_default_str();
   NoteArgs a;
   std::vector<std::pair<CLI::App*, const NoteSub*>> subs;
   for (const auto& n : NoteSubs()) {
@@ -267,6 +272,17 @@ int RunNote(const std::vector<std::string>& args) {
   if (int rc = Parse(app, args); rc >= 0) return rc;
 
   DossierDir dir(dossier_dir);
+  // Edits hold the dossier's lock from reading notes.toml to replacing it, so concurrent `note`
+  // commands take turns and each one's entry survives (store/dossier_lock.h).
+  std::optional<DossierLock> lock;
+  if (!show->parsed()) {
+    auto l = DossierLock::Acquire(dossier_dir);
+    if (!l) {
+      std::fprintf(stderr, "dossier note: %s\n", l.error().message.c_str());
+      return kExitFailure;
+    }
+    lock.emplace(std::move(*l));
+  }
   auto ed = NotesEditor::Open(dir.notes_path());
   if (!ed) {
     std::fprintf(stderr, "dossier note: %s\n", ed.error().message.c_str());
@@ -274,7 +290,7 @@ int RunNote(const std::vector<std::string>& args) {
   }
   if (show->parsed()) {
     if (a.format == "json") {
-      std::printf("%s\n", PlainToJson(ed->notes()).dump(2).c_str());
+      std::printf("%s\n", DumpJson(PlainToJson(ed->notes()), 2).c_str());
     } else {
       Show(ed->notes(), dir.notes_path());
     }
@@ -288,8 +304,12 @@ int RunNote(const std::vector<std::string>& args) {
       return kExitUsage;
     }
     if (auto w = ed->Save(); !w) {
-      std::fprintf(stderr, "dossier note: cannot write %s: %s\n", dir.notes_path().c_str(),
-                   w.error().message.c_str());
+      if (w.error().kind == Error::kInvalid) {  // changed under us: nothing written
+        std::fprintf(stderr, "dossier note: %s\n", w.error().message.c_str());
+      } else {
+        std::fprintf(stderr, "dossier note: cannot write %s: %s\n", dir.notes_path().c_str(),
+                     w.error().message.c_str());
+      }
       return kExitFailure;
     }
     std::fprintf(stderr, "%s: %s\n", dir.notes_path().c_str(), what.c_str());

@@ -24,10 +24,14 @@ namespace {
 
 std::atomic<bool> g_stop{false};
 
+// SIGINT, SIGTERM and SIGHUP alike: stop after the copy under way, free the GPUs, store what
+// was measured marked interrupted.
+constexpr int kP2pStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
+
 extern "C" void OnInterrupt(int) {
   g_stop.store(true);
-  // A second Ctrl-C is not caught: it ends the process at once.
-  ::signal(SIGINT, SIG_DFL);
+  // A second signal is not caught: it ends the process at once.
+  for (int s : kP2pStopSignals) ::signal(s, SIG_DFL);
 }
 
 void Progress(bool quiet, size_t done, size_t total, const P2pResult& r) {
@@ -86,8 +90,11 @@ int RunP2p(const std::vector<std::string>& args) {
   app.add_option("--matrix-size", matrix_text, "size of the pair matrices in --format md")
       ->capture_default_str();
   app.add_flag("--no-host", no_host, "skip host<->GPU copies");
-  app.add_option("--machine", machine, "machine name for the record (default: the hostname)");
-  app.add_option("--dossier", dossier_dir, "dossier directory to append to")->capture_default_str();
+  app.add_option("--machine", machine, "machine name for the record (default: the hostname)")
+      ->check(NonEmpty());
+  app.add_option("--dossier", dossier_dir, "dossier directory to append to")
+      ->check(NonEmptyPath())
+      ->capture_default_str();
   app.add_flag("--no-store", no_store, "do not append the result to the dossier");
   app.add_option("--format", format, "also print the result (md or json) on stdout")
       ->check(CLI::IsMember({"md", "json"}));
@@ -118,7 +125,7 @@ int RunP2p(const std::vector<std::string>& args) {
   struct sigaction sa {};
   sa.sa_handler = OnInterrupt;
   ::sigemptyset(&sa.sa_mask);
-  ::sigaction(SIGINT, &sa, nullptr);
+  for (int s : kP2pStopSignals) ::sigaction(s, &sa, nullptr);
 
   // The machine model gives link limits (PCI walk, NVML) and NUMA nodes.
   RootFs fs("/");
@@ -166,7 +173,7 @@ int RunP2p(const std::vector<std::string>& args) {
   m.time = started;
   m.boot_id = model.boot_id.value_or("");
   if (g_stop.load()) m.interrupted = true;
-  ::signal(SIGINT, SIG_DFL);
+  for (int s : kP2pStopSignals) ::signal(s, SIG_DFL);
 
   int rc = kExitOk;
   for (const auto& r : m.results)
@@ -184,7 +191,7 @@ int RunP2p(const std::vector<std::string>& args) {
     }
   }
   if (format == "json") {
-    std::string text = P2pToJson(m).dump(1) + "\n";
+    std::string text = DumpJson(P2pToJson(m), 1) + "\n";
     std::fwrite(text.data(), 1, text.size(), stdout);
   } else if (format == "md") {
     std::string text = "# GPU copies on `" + model.name + "`\n\n";

@@ -10,6 +10,27 @@
 
 namespace dossier::cli {
 
+// For --dossier, --root and other paths: an empty value is a usage error. Without it,
+// `--dossier ''` would write records/ and notes.toml into the current directory's root ("" +
+// "/records" is "/records").
+inline CLI::Validator NonEmptyPath() {
+  return CLI::Validator(
+      [](std::string& s) {
+        return s.empty() ? std::string("an empty path; give a directory or a file name") : "";
+      },
+      "PATH");
+}
+
+// For names, URLs and lists: `--model ''` is a mistake (an unset shell variable), not a request
+// for the default.
+inline CLI::Validator NonEmpty() {
+  return CLI::Validator(
+      [](std::string& s) {
+        return s.empty() ? std::string("an empty value; leave the flag out for the default") : "";
+      },
+      "VALUE");
+}
+
 // Returns -1 when the command should go on, else the exit code (0 after --help).
 inline int Parse(CLI::App& app, const std::vector<std::string>& args) {
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them reversed

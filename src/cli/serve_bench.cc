@@ -30,18 +30,23 @@ void OnSigint(int) {
   g_interrupted.store(true);
 }
 
-// Ctrl-C sets the flag once; a second Ctrl-C kills as usual (SA_RESETHAND). No SA_RESTART, so
-// the event loop's wait returns at once.
+// Ctrl-C, and SIGTERM and SIGHUP alike (a `kill`, a closed terminal, a job scheduler's stop),
+// set the flag once: the runs stop and what was measured is stored, marked interrupted. A
+// second signal kills as usual (SA_RESETHAND). No SA_RESTART, so the event loop's wait returns
+// at once.
+constexpr int kBenchStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
 struct SigintScope {
-  struct sigaction old {};
+  struct sigaction old[3]{};
   SigintScope() {
     struct sigaction sa {};
     sa.sa_handler = OnSigint;
     sa.sa_flags = SA_RESETHAND;
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old);
+    for (int i = 0; i < 3; ++i) sigaction(kBenchStopSignals[i], &sa, &old[i]);
   }
-  ~SigintScope() { sigaction(SIGINT, &old, nullptr); }
+  ~SigintScope() {
+    for (int i = 0; i < 3; ++i) sigaction(kBenchStopSignals[i], &old[i], nullptr);
+  }
 };
 
 Result<std::vector<int64_t>> ParseLevels(const std::string& text) {
@@ -66,9 +71,10 @@ Result<std::vector<double>> ParseRates(const std::string& text) {
       continue;
     }
     auto v = ParseDouble(w);
-    if (!v || !(*v > 0) || std::isinf(*v)) {
+    // Bounded: a rate of 1e-300 puts the second arrival past the end of int64 nanoseconds.
+    if (!v || !(*v >= 0.001 && *v <= 1e6)) {
       return Error::Invalid("--request-rate: '" + Printable(w) +
-                            "' is not a positive rate (requests/s) or 'inf'");
+                            "' is not a rate from 0.001 to 1000000 requests/s, or 'inf'");
     }
     out.push_back(*v);
   }
@@ -108,28 +114,32 @@ struct Flags {
   std::string dossier_dir = "dossier", machine, http_client = "auto";
   int64_t max_concurrency = 0, num_prompts = 0, input_len = 1024, output_len = 128;
   int64_t max_failures = -1;
-  double duration = 0, timeout = 600;
+  double duration = 0, timeout = 600, deadline = 3600;
   uint64_t seed = 0;
   bool no_store = false, quiet = false;
 };
 
 void Declare(CLI::App& app, Flags* f) {
   app.add_option("url", f->url, "server address, e.g. http://127.0.0.1:30000 (with or without /v1)")
-      ->required();
+      ->required()
+      ->check(NonEmpty());
   app.add_option("--api", f->api, "completions (/v1/completions) or chat (/v1/chat/completions)")
       ->check(CLI::IsMember({"completions", "chat"}))
       ->capture_default_str();
-  app.add_option("--model", f->model, "model name to request (default: the first of /v1/models)");
+  app.add_option("--model", f->model, "model name to request (default: the first of /v1/models)")
+      ->check(NonEmpty());
   app.add_option("--api-key", f->api_key,
                  "API key sent as a Bearer token (prefer $DOSSIER_API_KEY or $OPENAI_API_KEY: "
-                 "a command line is visible to other users)");
+                 "a command line is visible to other users)")
+      ->check(NonEmpty());
   auto* c_opt = app.add_option("--concurrency", f->levels,
                                "closed loop: requests in flight, one run per level (e.g. 1,8,64; "
                                "default 1,8,64)");
   auto* r_opt = app.add_option("--request-rate", f->rates,
                                "open loop: Poisson arrivals at these rates (requests/s, or inf), "
                                "one run per rate");
-  c_opt->excludes(r_opt);
+  c_opt->excludes(r_opt)->check(NonEmpty());
+  r_opt->check(NonEmpty());
   app.add_option("--max-concurrency", f->max_concurrency,
                  "open loop: cap on requests in flight (default none)");
   app.add_option("--num-prompts", f->num_prompts,
@@ -142,19 +152,28 @@ void Declare(CLI::App& app, Flags* f) {
                  "tokens to generate, exactly (ignore_eos, min_tokens); with --dataset, replaces "
                  "the answers' lengths")
       ->capture_default_str();
-  app.add_option("--dataset", f->dataset, "ShareGPT-format JSON file (default: random prompts)");
+  app.add_option("--dataset", f->dataset, "ShareGPT-format JSON file (default: random prompts)")
+      ->check(NonEmptyPath());
   app.add_option("--seed", f->seed, "seed for prompts and arrival times (run i uses seed + i)")
       ->capture_default_str();
-  app.add_option("--slo", f->slo, "goodput objectives, e.g. ttft_ms=500,tpot_ms=50,e2e_ms=…");
-  app.add_option("--timeout", f->timeout, "per request, in seconds")->capture_default_str();
+  app.add_option("--slo", f->slo, "goodput objectives, e.g. ttft_ms=500,tpot_ms=50,e2e_ms=…")
+      ->check(NonEmpty());
+  app.add_option("--timeout", f->timeout, "per request, in seconds (0.001 to 86400)")
+      ->capture_default_str();
+  app.add_option("--deadline", f->deadline,
+                 "for the whole benchmark, in seconds: no request starts after it, and what was "
+                 "measured by then is kept, marked interrupted")
+      ->capture_default_str();
   app.add_option("--max-failures", f->max_failures,
                  "stop sending after this many failures in a row (default max(100, 2 x "
                  "concurrency); 0: never)");
   app.add_option("--format", f->format, "text (default) or json, on stdout")
       ->check(CLI::IsMember({"text", "json"}));
   app.add_option("--dossier", f->dossier_dir, "dossier directory to append to")
+      ->check(NonEmptyPath())
       ->capture_default_str();
-  app.add_option("--machine", f->machine, "machine name for the record (default: the hostname)");
+  app.add_option("--machine", f->machine, "machine name for the record (default: the hostname)")
+      ->check(NonEmpty());
   app.add_option("--http-client", f->http_client,
                  "auto: native for plain http://, libcurl for https, credentials in the URL or a "
                  "proxy; native; curl")
@@ -193,9 +212,13 @@ Result<serve::BenchOptions> Check(const Flags& f, const CLI::App& app) {
   if (f.output_len < 1 || f.output_len > 1000000) {
     return Error::Invalid("--output-len: 1 to 1000000");
   }
-  if (!(f.timeout > 0) || f.duration < 0) {
-    return Error::Invalid("--timeout must be > 0, --duration >= 0");
-  }
+  // Written as "not within" so NaN fails too; inf and 1e-300 would overflow the clocks.
+  if (!(f.timeout >= 0.001 && f.timeout <= 86400))
+    return Error::Invalid("--timeout: 0.001 to 86400 seconds");
+  if (!(f.duration >= 0 && f.duration <= 1e6)) return Error::Invalid("--duration: 0 to 1000000 s");
+  if (!(f.deadline >= 0.001 && f.deadline <= 1e6))
+    return Error::Invalid("--deadline: 0.001 to 1000000 seconds");
+  o.deadline_s = f.deadline;
   o.duration_s = f.duration;
   o.input_len = f.input_len;
   o.output_len = f.output_len;
@@ -295,7 +318,7 @@ int RunServeBench(const std::vector<std::string>& args) {
 
   nlohmann::json doc = ServeToJson(m);
   if (f.format == "json") {
-    std::printf("%s\n", doc.dump(2).c_str());
+    std::printf("%s\n", DumpJson(doc, 2).c_str());
   } else {
     std::string text = serve::RenderResultBlocks(m);
     std::fwrite(text.data(), 1, text.size(), stdout);

@@ -9,6 +9,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "util/utf8.h"
+
 namespace dossier {
 namespace {
 
@@ -38,6 +40,29 @@ std::vector<std::string> Components(std::string_view path) {
     i = j + 1;
   }
   return out;
+}
+
+// Opens a machine file for reading without ever blocking: only a regular file is read (a FIFO
+// under the root would hang a reader waiting for a writer; a device may never end), a directory
+// is named as such.
+Result<int> OpenRegular(const std::string& host, std::string_view path) {
+  int fd = ::open(host.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) return FromErrno(errno, std::string(path));
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    int err = errno;
+    ::close(fd);
+    return FromErrno(err, std::string(path));
+  }
+  if (S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    return Error::Invalid(std::string(path) + " is a directory");
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return Error::Invalid(std::string(path) + " is not a regular file (a FIFO, socket or device)");
+  }
+  return fd;
 }
 
 }  // namespace
@@ -124,17 +149,12 @@ Result<std::string> RootFs::Resolve(std::string_view path) const {
   return out.empty() ? std::string("/") : out;
 }
 
-Result<std::string> RootFs::Read(std::string_view path, size_t max_bytes) const {
+Result<std::string> RootFs::ReadBytes(std::string_view path, size_t max_bytes) const {
   auto resolved = Resolve(path);
   if (!resolved) return resolved.error();
-  std::string host = HostPath(*resolved);
-  int fd = ::open(host.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return FromErrno(errno, std::string(path));
-  struct stat st;
-  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-    ::close(fd);
-    return Error::Invalid(std::string(path) + " is a directory");
-  }
+  auto opened = OpenRegular(HostPath(*resolved), path);
+  if (!opened) return opened.error();
+  int fd = *opened;
   std::string out;
   char buf[65536];
   for (;;) {
@@ -157,22 +177,26 @@ Result<std::string> RootFs::Read(std::string_view path, size_t max_bytes) const 
   return out;
 }
 
+Result<std::string> RootFs::Read(std::string_view path, size_t max_bytes) const {
+  auto r = ReadBytes(path, max_bytes);
+  if (r) MakeValidUtf8InPlace(&*r);
+  return r;
+}
+
 Result<std::string> RootFs::ReadTail(std::string_view path, size_t max_bytes) const {
   auto resolved = Resolve(path);
   if (!resolved) return resolved.error();
-  int fd = ::open(HostPath(*resolved).c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return FromErrno(errno, std::string(path));
+  auto opened = OpenRegular(HostPath(*resolved), path);
+  if (!opened) return opened.error();
+  int fd = *opened;
   struct stat st;
-  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-    ::close(fd);
-    return Error::Invalid(std::string(path) + " is a directory");
-  }
+  if (::fstat(fd, &st) != 0) st.st_size = 0;
   bool cut = false;
-  if (S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) > max_bytes) {
+  if (static_cast<uint64_t>(st.st_size) > max_bytes) {
     ::lseek(fd, st.st_size - static_cast<off_t>(max_bytes), SEEK_SET);
     cut = true;
   }
-  // Files without a size (pipes, procfs) are read to the end, keeping only the last max_bytes.
+  // Files without a size (procfs) are read to the end, keeping only the last max_bytes.
   std::string out;
   char buf[65536];
   for (;;) {
@@ -199,23 +223,23 @@ Result<std::string> RootFs::ReadTail(std::string_view path, size_t max_bytes) co
     size_t nl = out.find('\n');
     out.erase(0, nl == std::string::npos ? out.size() : nl + 1);
   }
+  MakeValidUtf8InPlace(&out);
   return out;
 }
 
 Result<std::string> RootFs::ReadPrefix(std::string_view path, size_t max_bytes) const {
   auto resolved = Resolve(path);
   if (!resolved) return resolved.error();
-  int fd = ::open(HostPath(*resolved).c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return FromErrno(errno, std::string(path));
-  struct stat st;
-  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-    ::close(fd);
-    return Error::Invalid(std::string(path) + " is a directory");
-  }
-  std::string out(max_bytes, '\0');
+  auto opened = OpenRegular(HostPath(*resolved), path);
+  if (!opened) return opened.error();
+  int fd = *opened;
+  // Three bytes more than asked, so a character that straddles the limit is seen whole and the
+  // cut falls before it rather than inside it.
+  const size_t want = max_bytes + 3;
+  std::string out(want, '\0');
   size_t got = 0;
-  while (got < max_bytes) {
-    ssize_t n = ::read(fd, out.data() + got, max_bytes - got);
+  while (got < want) {
+    ssize_t n = ::read(fd, out.data() + got, want - got);
     if (n < 0) {
       if (errno == EINTR) continue;
       int err = errno;
@@ -227,6 +251,8 @@ Result<std::string> RootFs::ReadPrefix(std::string_view path, size_t max_bytes) 
   }
   ::close(fd);
   out.resize(got);
+  if (out.size() > max_bytes) out.resize(CutUtf8(out, max_bytes).size());
+  MakeValidUtf8InPlace(&out);
   return out;
 }
 
@@ -250,7 +276,7 @@ Result<std::vector<std::string>> RootFs::List(std::string_view dir) const {
   std::vector<std::string> out;
   while (struct dirent* e = ::readdir(d)) {
     if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
-    out.emplace_back(e->d_name);
+    out.push_back(MakeValidUtf8(e->d_name));
   }
   ::closedir(d);
   std::sort(out.begin(), out.end());
@@ -264,7 +290,7 @@ Result<std::string> RootFs::ReadLink(std::string_view path) const {
   char buf[4096];
   ssize_t n = ::readlink(host.c_str(), buf, sizeof buf - 1);
   if (n < 0) return FromErrno(errno, std::string(path));
-  return std::string(buf, static_cast<size_t>(n));
+  return MakeValidUtf8(std::string_view(buf, static_cast<size_t>(n)));
 }
 
 bool RootFs::Exists(std::string_view path) const {
@@ -279,6 +305,13 @@ bool RootFs::IsDir(std::string_view path) const {
   if (!resolved) return false;
   struct stat st;
   return ::stat(HostPath(*resolved).c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool RootFs::IsRegularFile(std::string_view path) const {
+  auto resolved = Resolve(path);
+  if (!resolved) return false;
+  struct stat st;
+  return ::stat(HostPath(*resolved).c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
 Result<std::vector<std::string>> RootFs::ReadRecords(std::string_view path,
@@ -297,7 +330,7 @@ Result<std::vector<std::string>> RootFs::ReadRecords(std::string_view path,
       break;                         // EAGAIN: no more records
     }
     if (n == 0) break;
-    out.emplace_back(buf, static_cast<size_t>(n));
+    out.push_back(MakeValidUtf8(std::string_view(buf, static_cast<size_t>(n))));
   }
   ::close(fd);
   return out;

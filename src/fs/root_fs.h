@@ -5,7 +5,12 @@
 // under the root instead of escaping to the machine running the tool.
 //
 // Reads are bounded (a probe never loads a multi-gigabyte file by mistake) and failures come back
-// as Error values whose kind tells "file absent" from "needs root".
+// as Error values whose kind tells "file absent" from "needs root". Only regular files are read:
+// a FIFO, socket or device under the root is refused (it could block or never end).
+//
+// RootFs is the door for text from the machine: everything it returns (contents, names, link
+// targets) is valid UTF-8, invalid bytes written as "\xNN" (util/utf8.h), and cuts at a byte
+// limit fall on character boundaries. ReadBytes alone returns raw bytes, for binary files.
 #pragma once
 
 #include <cstddef>
@@ -28,9 +33,11 @@ class RootFs {
   bool live() const { return live_; }
   const std::string& root() const { return root_; }
 
-  // Whole file, at most max_bytes (more is Error::kTooLarge). Works for sysfs and procfs files,
-  // which report a size of 4096 or 0.
+  // Whole file, at most max_bytes (more is Error::kTooLarge), as valid UTF-8. Works for sysfs and
+  // procfs files, which report a size of 4096 or 0.
   Result<std::string> Read(std::string_view path, size_t max_bytes = kDefaultMax) const;
+  // The same, bytes as they are: for binary files (PCI config space), never for text.
+  Result<std::string> ReadBytes(std::string_view path, size_t max_bytes = kDefaultMax) const;
   // The end of a file that grows without bound (a log): its last max_bytes at most. When the file
   // is longer, the text starts after the first newline of that tail, so no partial line is
   // returned.
@@ -48,6 +55,9 @@ class RootFs {
   Result<std::string> Resolve(std::string_view path) const;
   bool Exists(std::string_view path) const;
   bool IsDir(std::string_view path) const;
+  // A regular file (links followed under the root): what a library that opens files itself
+  // (libpci's pci.ids) may be given, never a FIFO that would block it.
+  bool IsRegularFile(std::string_view path) const;
   // Records of a character device such as /dev/kmsg, read without blocking until none is left.
   Result<std::vector<std::string>> ReadRecords(std::string_view path, size_t max_records) const;
 

@@ -168,4 +168,8 @@ ServeMeasurement ServeFromJson(const json& j, std::vector<std::string>* w) {
   return FromJson<ServeMeasurement>(j, w);
 }
 
+std::string DumpJson(const nlohmann::json& j, int indent) {
+  return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 }  // namespace dossier

@@ -18,6 +18,12 @@ namespace dossier {
 
 inline constexpr const char* kSchema = "dossier/1";
 
+// Text of a document, for records and for stdout. Strings in the model are valid UTF-8 by
+// construction (the doors of util/utf8.h); should one slip through, a byte that is not UTF-8
+// becomes U+FFFD here instead of nlohmann's type_error 316, which would abort the command and
+// lose a measurement that took minutes. Belt and braces: tests check the doors, not this.
+std::string DumpJson(const nlohmann::json& j, int indent);
+
 nlohmann::json MachineToJson(const Machine& m);
 // Reads what it can; a field missing from the record (an older writer) becomes unknown with that
 // reason, a field of the wrong type too. Problems are appended to `warnings`.

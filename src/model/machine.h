@@ -7,6 +7,7 @@
 
 #include "model/fact.h"
 #include "model/gpu.h"
+#include "model/hypervisor.h"
 #include "model/nvml.h"
 #include "model/pci.h"
 #include "model/software.h"
@@ -25,6 +26,7 @@ struct Machine {
   MemoryInfo memory;
   NumaInfo numa;
   VirtualizationInfo virtualization;
+  HypervisorInfo hypervisor;  // VMs this machine runs (a virtualization host)
   PciInfo pci;
   IommuInfo iommu;
   KernelLogInfo kernel_log;
@@ -46,6 +48,7 @@ struct Machine {
     v("memory", memory);
     v("numa", numa);
     v("virtualization", virtualization);
+    v("hypervisor", hypervisor);
     v("pci", pci);
     v("iommu", iommu);
     v("kernel_log", kernel_log);

@@ -3,6 +3,7 @@
 #include <array>
 
 #include "util/redact.h"
+#include "util/utf8.h"
 
 namespace dossier {
 namespace {
@@ -31,7 +32,7 @@ std::map<std::string, std::string> InferenceEnv(const std::map<std::string, std:
   for (const auto& [name, value] : env) {
     if (!IsInferenceEnvName(name)) continue;
     std::string v = RedactEnvValue(name, value);
-    if (v.size() > kMaxEnvValue) v = v.substr(0, kMaxEnvValue) + "…(cut)";
+    if (v.size() > kMaxEnvValue) v = std::string(CutUtf8(v, kMaxEnvValue)) + "…(cut)";
     out.emplace(name, std::move(v));
   }
   return out;

@@ -11,6 +11,7 @@
 #include "gpu/pci_bus_id.h"
 #include "model/visit.h"
 #include "probe/probe.h"
+#include "util/utf8.h"
 
 namespace dossier {
 namespace {
@@ -46,7 +47,7 @@ void ReadString(const gpu::Func<nvmlDeviceGetString_fn>& f, nvmlDevice_t d, unsi
   buf.resize(::strnlen(buf.data(), len));
   std::erase_if(buf, [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
   if (buf.empty()) return out->Unknown(f.name + ": empty", NvmlLibrary::Source(f));
-  out->Set(buf, NvmlLibrary::Source(f));
+  out->Set(MakeValidUtf8(buf), NvmlLibrary::Source(f));  // the door: the library's text
 }
 
 void ReadUint(const gpu::Func<nvmlDeviceGetUint_fn>& f, nvmlDevice_t d, Fact<int64_t>* out) {
@@ -320,8 +321,9 @@ void ProbeNvml(const ProbeContext& ctx, Machine* m) {
   if (rc != NVML_SUCCESS)
     Fail(lib.driver_version, rc, &info.driver_version);
   else
-    info.driver_version.Set(std::string(version, ::strnlen(version, kNvmlDriverVersionBuffer)),
-                            NvmlLibrary::Source(lib.driver_version));
+    info.driver_version.Set(
+        MakeValidUtf8(std::string_view(version, ::strnlen(version, kNvmlDriverVersionBuffer))),
+        NvmlLibrary::Source(lib.driver_version));
   int cuda = 0;
   rc = NvmlLibrary::Call(lib.cuda_driver_version, &cuda);
   if (rc != NVML_SUCCESS)

@@ -213,7 +213,7 @@ void ReadConfig(const RootFs& fs, const std::string& dir, PciDevice* d, PciConfi
   std::string path = dir + "/config";
   // sysfs serves at most 4096 bytes; a larger file is not a config space, but its first 4096
   // bytes are decoded like any other garbage would be.
-  auto bytes = fs.Read(path, 1 << 20);
+  auto bytes = fs.ReadBytes(path, 1 << 20);
   *cfg = bytes ? DecodePciConfig(*bytes, path) : UnknownPciConfig(ReasonFor(bytes.error()), path);
   d->port_type = cfg->port_type;
   d->acs = cfg->acs;

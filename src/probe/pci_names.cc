@@ -10,6 +10,8 @@ extern "C" {
 #include <cstdlib>
 #include <cstring>
 
+#include "util/utf8.h"
+
 namespace dossier {
 namespace {
 
@@ -89,7 +91,7 @@ bool PciNames::Load() {
   std::string host;
   for (const char* const* p = kDatabasePaths; *p; ++p) {
     auto resolved = fs_.Resolve(*p);
-    if (resolved && fs_.Exists(*resolved) && !fs_.IsDir(*resolved)) {
+    if (resolved && fs_.IsRegularFile(*resolved)) {  // libpci's fopen would hang on a FIFO
       path_ = *p;
       host = fs_.HostPath(*resolved);
       break;
@@ -100,7 +102,7 @@ bool PciNames::Load() {
     // database of the machine running dossier serves, and the source says so.
     RootFs here("/");
     for (const char* const* p = kDatabasePaths; *p; ++p) {
-      if (here.Exists(*p) && !here.IsDir(*p)) {
+      if (here.IsRegularFile(*p)) {
         path_ = std::string(*p) + " (of the machine running dossier)";
         host = *p;
         break;
@@ -138,14 +140,14 @@ Fact<std::string> PciNames::Name(uint16_t vendor, uint16_t device) {
   char buf[512];
   if (const char* n = GuardedLookup(access_, buf, sizeof buf,
                                     base | PCI_LOOKUP_VENDOR | PCI_LOOKUP_DEVICE, vendor, device)) {
-    out.Set(n, src);
+    out.Set(MakeValidUtf8(n), src);  // pci.ids is foreign text (util/utf8.h)
     return out;
   }
   char num[8];
   std::snprintf(num, sizeof num, "%04x", device);
   if (const char* v =
           GuardedLookup(access_, buf, sizeof buf, base | PCI_LOOKUP_VENDOR, vendor, 0)) {
-    out.Set(std::string(v) + " Device " + num, src);
+    out.Set(MakeValidUtf8(v) + " Device " + num, src);
     return out;
   }
   char vnum[8];

@@ -192,7 +192,14 @@ void ReadSiteDir(const RootFs& fs, const std::string& dir, PythonEnv* e,
 
 RootFs FsUnder(const RootFs& fs, const std::string& fs_root) {
   if (fs_root.empty()) return fs;
-  return RootFs(fs.HostPath(fs_root));
+  // Live, /proc/PID/root is the kernel's magic link: following it on this machine is the way
+  // into the process's mount namespace. In a captured tree it is an ordinary link, and one to
+  // "/" means the tree's root: resolved under the root, or the host path would lead the kernel
+  // out of the tree to the files of the machine running dossier.
+  if (fs.live()) return RootFs(fs.HostPath(fs_root));
+  auto inside = fs.Resolve(fs_root);
+  if (!inside) return RootFs(fs.HostPath("/.dossier-unresolvable-root"));  // reads find nothing
+  return RootFs(fs.HostPath(*inside));
 }
 
 std::string NormalizePackageName(std::string_view name) {

@@ -13,6 +13,7 @@
 #include "probe/model_config_testdata.h"
 #include "probe/probe.h"
 #include "render/render.h"
+#include "view/build_view.h"
 
 namespace dossier {
 namespace {
@@ -248,11 +249,8 @@ TEST(Servers, NoSecretAnywhereInTheOutput) {
                   {"HF_ENDPOINT", "https://a:urlsecret-ENV@h"}};
   Machine m = Collect(t, o);
   std::string json = MachineToJson(m).dump();
-  View view;
-  MachineView mv;
-  mv.machine = m;
-  view.machines.push_back(mv);
-  std::string md = RenderMarkdown(view);
+  View view = OneShotView(m);
+  std::string md = RenderMarkdown(view, Analyze(view));
   for (const char* s : kSecrets) {
     EXPECT_EQ(json.find(s), std::string::npos) << s;
     EXPECT_EQ(md.find(s), std::string::npos) << s;

@@ -44,13 +44,13 @@ nlohmann::json Summary(const MachineView& mv) {
 
 }  // namespace
 
-std::string RenderJson(const View& view) {
+std::string RenderJson(const View& view, const Analysis& a) {
   nlohmann::json doc = nlohmann::json::object();
   doc["schema"] = kSchema;
   doc["generated_at"] = view.generated_at;
   if (!view.dossier_path.empty()) doc["dossier"] = view.dossier_path;
   doc["notes_file"] = view.notes.path;
-  doc["goal"] = {{"text", view.notes.goal}, {"targets", PlainArray(view.plan.targets)}};
+  doc["goal"] = {{"text", view.notes.goal}, {"targets", PlainArray(a.plan.targets)}};
   doc["instructions"] = PlainArray(view.notes.machines);
   doc["stated_facts"] = PlainArray(view.notes.facts);
   doc["machines"] = nlohmann::json::array();
@@ -61,17 +61,18 @@ std::string RenderJson(const View& view) {
                    {"time", mv.record.time},
                    {"tool", mv.record.tool},
                    {"stale", mv.stale}};
-    m["findings"] = PlainArray(mv.findings);
+    const MachineAnalysis& ma = a.Of(mv);
+    m["findings"] = PlainArray(ma.findings);
     m["changes_since_previous_boot"] =
-        mv.changes.from.file.empty() ? nlohmann::json(nullptr) : PlainToJson(mv.changes);
+        ma.changes.from.file.empty() ? nlohmann::json(nullptr) : PlainToJson(ma.changes);
     m["measurement_summary"] = Summary(mv);
     doc["machines"].push_back(std::move(m));
   }
-  doc["accomplished"] = PlainArray(view.plan.accomplished);
-  doc["next_steps"] = PlainArray(view.plan.next_steps);
+  doc["accomplished"] = PlainArray(a.plan.accomplished);
+  doc["next_steps"] = PlainArray(a.plan.next_steps);
   doc["files"] = PlainArray(view.notes.files);
   doc["warnings"] = view.warnings;
-  return doc.dump(2) + "\n";
+  return DumpJson(doc, 2) + "\n";
 }
 
 }  // namespace dossier

@@ -35,7 +35,7 @@ const std::vector<MdDocSection>& MdDocumentSections() {
   return kSections;
 }
 
-void MdDiscoveries(const View& view, std::string* out) {
+void MdDiscoveries(const View& view, const Analysis& a, std::string* out) {
   if (view.machines.empty()) *out += "No machine has been collected yet.\n\n";
   for (const auto& mv : view.machines) {
     *out += "### Machine `" + mv.machine.name + "`\n\n";
@@ -50,16 +50,16 @@ void MdDiscoveries(const View& view, std::string* out) {
       *out += "\n";
     }
     MdStatedFacts(view, mv, out);
-    if (!mv.changes.from.file.empty()) {
+    if (const MachineDiff& changes = a.Of(mv).changes; !changes.from.file.empty()) {
       *out += "#### Changes since the previous boot\n\n";
-      MdChanges(mv.changes, out);
+      MdChanges(changes, out);
       *out += "\n";
     }
   }
   MdStatedFactsElsewhere(view, out);
 }
 
-std::string RenderMarkdown(const View& view) {
+std::string RenderMarkdown(const View& view, const Analysis& analysis) {
   std::string out = "# Dossier\n\n";
   out += "Generated " + view.generated_at;
   if (!view.dossier_path.empty()) out += " from the dossier in `" + view.dossier_path + "`";
@@ -73,7 +73,7 @@ std::string RenderMarkdown(const View& view) {
   for (const auto& s : MdDocumentSections()) {
     if (one_shot && s.from_notes) continue;
     std::string body;
-    s.render(view, &body);
+    s.render(view, analysis, &body);
     if (one_shot && body.empty()) continue;
     out += std::string("## ") + s.title + "\n\n" + body;
     if (!body.empty() && body.back() != '\n') out += "\n";

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "analyze/diff_types.h"
-#include "model/view.h"
+#include "analyze/analysis.h"
+#include "view/view.h"
 
 namespace dossier {
 
@@ -36,23 +36,23 @@ void MdNvml(const MachineView& mv, std::string* out);            // md_nvml.cc
 void MdP2pMeasurement(const P2pMeasurement& m, uint64_t matrix_size, std::string* out);
 void MdP2p(const MachineView& mv, std::string* out);
 
-// Sections of the whole document, each given the whole view.
+// Sections of the whole document, each given the whole view and its analysis.
 struct MdDocSection {
   const char* title;
-  void (*render)(const View& view, std::string* out);
+  void (*render)(const View& view, const Analysis& a, std::string* out);
   bool from_notes;  // skipped in a one-shot collect, which has no notes
 };
 
 const std::vector<MdDocSection>& MdDocumentSections();
 
-void MdGoal(const View& view, std::string* out);          // md_report.cc
-void MdInstructions(const View& view, std::string* out);  // md_report.cc
-void MdDiscoveries(const View& view, std::string* out);   // markdown.cc
-void MdMeasurements(const View& view, std::string* out);  // md_measurements.cc
-void MdFindings(const View& view, std::string* out);      // md_findings.cc
-void MdAccomplished(const View& view, std::string* out);  // md_report.cc
-void MdNextSteps(const View& view, std::string* out);     // md_report.cc
-void MdFiles(const View& view, std::string* out);         // md_report.cc
+void MdGoal(const View& view, const Analysis& a, std::string* out);          // md_report.cc
+void MdInstructions(const View& view, const Analysis& a, std::string* out);  // md_report.cc
+void MdDiscoveries(const View& view, const Analysis& a, std::string* out);   // markdown.cc
+void MdMeasurements(const View& view, const Analysis& a, std::string* out);  // md_measurements.cc
+void MdFindings(const View& view, const Analysis& a, std::string* out);      // md_findings.cc
+void MdAccomplished(const View& view, const Analysis& a, std::string* out);  // md_report.cc
+void MdNextSteps(const View& view, const Analysis& a, std::string* out);     // md_report.cc
+void MdFiles(const View& view, const Analysis& a, std::string* out);         // md_report.cc
 
 // Per machine, inside the discoveries: facts stated in the notes, and what changed since the
 // previous boot.

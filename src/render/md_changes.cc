@@ -2,6 +2,7 @@
 // the report and by `dossier diff`.
 #include "render/markdown.h"
 #include "render/md_util.h"
+#include "util/utf8.h"
 
 namespace dossier {
 namespace {
@@ -22,8 +23,8 @@ const char* Heading(const std::string& kind) {
 
 void MdChanges(const MachineDiff& d, std::string* out) {
   *out += "From " + md::Code(d.from.file) + " (" + d.from.time + ", boot " +
-          md::Code(d.from.boot_id.substr(0, 8)) + ") to " + md::Code(d.to.file) + " (" + d.to.time +
-          ", boot " + md::Code(d.to.boot_id.substr(0, 8)) + ")" +
+          md::Code(std::string(CutUtf8(d.from.boot_id, 8))) + ") to " + md::Code(d.to.file) + " (" +
+          d.to.time + ", boot " + md::Code(std::string(CutUtf8(d.to.boot_id, 8))) + ")" +
           (d.rebooted ? ": the machine rebooted in between." : ".") + "\n\n";
   if (d.changes.empty()) {
     *out += "Nothing changed.\n";

@@ -38,14 +38,14 @@ void One(const MachineView& mv, const Finding& f, std::string* out) {
 
 }  // namespace
 
-void MdFindings(const View& view, std::string* out) {
+void MdFindings(const View& view, const Analysis& a, std::string* out) {
   static const char* const kLevels[] = {kCritical, kWarning, kInfo};
   static const char* const kTitles[] = {"Critical", "Warning", "Info"};
   bool any = false;
   for (int level = 0; level < 3; ++level) {
     bool header = false;
     for (const auto& mv : view.machines) {
-      for (const auto& f : mv.findings) {
+      for (const auto& f : a.Of(mv).findings) {
         if (f.severity != kLevels[level]) continue;
         if (!header) {
           *out += std::string("### ") + kTitles[level] + "\n\n";

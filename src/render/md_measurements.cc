@@ -8,7 +8,7 @@
 
 namespace dossier {
 
-void MdMeasurements(const View& view, std::string* out) {
+void MdMeasurements(const View& view, const Analysis&, std::string* out) {
   bool any = false;
   for (const auto& mv : view.machines) {
     auto p2p = SummarizeP2p(mv);

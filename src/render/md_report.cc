@@ -27,7 +27,7 @@ std::string RoleOf(const MachineView& mv) {
 
 }  // namespace
 
-void MdGoal(const View& view, std::string* out) {
+void MdGoal(const View& view, const Analysis& a, std::string* out) {
   const Notes& n = view.notes;
   if (n.goal.empty() && n.targets.empty()) {
     *out +=
@@ -36,20 +36,20 @@ void MdGoal(const View& view, std::string* out) {
     return;
   }
   if (!n.goal.empty()) *out += md::Escape(n.goal) + "\n\n";
-  if (view.plan.targets.empty()) return;
+  if (a.plan.targets.empty()) return;
   md::Table t({"target", "latest measured", "where, when", "verdict"});
-  for (const auto& s : view.plan.targets) {
+  for (const auto& s : a.plan.targets) {
     std::string measured = s.measured ? fmt::format("{:.1f}", s.value) : "not measured";
     if (!s.stale.empty()) measured += " (stale: " + md::Escape(s.stale) + ")";
     std::string where = s.measured ? md::Code(s.machine) + ", " + s.time : "";
     std::string verdict = s.verdict == "not met" ? "**not met**" : s.verdict;
     t.Row({md::Code(s.text), measured, where, verdict});
   }
-  *out += t.Render() + "\nTargets from " + NotesRef(view, view.plan.targets.front().target.line) +
+  *out += t.Render() + "\nTargets from " + NotesRef(view, a.plan.targets.front().target.line) +
           " and below; values from the newest serve-bench measurement with a matching run.\n\n";
 }
 
-void MdInstructions(const View& view, std::string* out) {
+void MdInstructions(const View& view, const Analysis&, std::string* out) {
   md::Table t({"machine", "role", "reachable", "how to work on it", "source"});
   std::map<std::string, bool> listed;
   for (const auto& m : view.notes.machines) {
@@ -102,12 +102,12 @@ void MdStatedFactsElsewhere(const View& view, std::string* out) {
   *out += "### Stated facts about machines not collected\n\n" + t.Render() + "\n";
 }
 
-void MdAccomplished(const View& view, std::string* out) {
-  if (view.plan.accomplished.empty()) {
+void MdAccomplished(const View&, const Analysis& a, std::string* out) {
+  if (a.plan.accomplished.empty()) {
     *out += "Nothing recorded yet: `dossier note tried \"…\" --result \"…\"`.\n\n";
     return;
   }
-  for (const auto& d : view.plan.accomplished) {
+  for (const auto& d : a.plan.accomplished) {
     *out += "- [x] " + md::Escape(d.what);
     if (!d.result.empty() && d.result != "done") *out += " → " + md::Escape(d.result);
     std::string ctx;
@@ -119,8 +119,8 @@ void MdAccomplished(const View& view, std::string* out) {
   *out += "\n";
 }
 
-void MdNextSteps(const View& view, std::string* out) {
-  if (view.plan.next_steps.empty()) {
+void MdNextSteps(const View& view, const Analysis& a, std::string* out) {
+  if (a.plan.next_steps.empty()) {
     if (!OneShot(view))
       *out +=
           "No next step: no finding has an action and the notes list none "
@@ -129,7 +129,7 @@ void MdNextSteps(const View& view, std::string* out) {
   }
   md::Table t({"#", "step", "verify with", "machine", "from"});
   int i = 0;
-  for (const auto& s : view.plan.next_steps) {
+  for (const auto& s : a.plan.next_steps) {
     std::string step = (s.blocking ? "**blocking** " : "") + md::Escape(s.step);
     t.Row({std::to_string(++i), step, md::Code(s.verify), md::Code(s.machine), md::Escape(s.from)});
   }
@@ -138,7 +138,7 @@ void MdNextSteps(const View& view, std::string* out) {
           "actions side by side.\n\n";
 }
 
-void MdFiles(const View& view, std::string* out) {
+void MdFiles(const View& view, const Analysis&, std::string* out) {
   if (view.notes.files.empty()) {
     *out += "None listed: `dossier note file PATH --machine NAME --why \"…\"`.\n\n";
     return;

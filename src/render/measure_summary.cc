@@ -1,4 +1,5 @@
 #include "render/measure_summary.h"
+#include "util/utf8.h"
 
 #include <fmt/format.h>
 
@@ -7,7 +8,7 @@ namespace {
 
 std::string StaleOf(const MachineView& mv, const std::string& boot) {
   if (boot.empty() || !mv.machine.boot_id.known() || boot == *mv.machine.boot_id) return "";
-  return "measured in boot " + boot.substr(0, 8) + ", before the latest reboot";
+  return "measured in boot " + std::string(CutUtf8(boot, 8)) + ", before the latest reboot";
 }
 
 std::string DeviceLabel(int64_t i) {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "model/view.h"
+#include "view/view.h"
 
 namespace dossier {
 

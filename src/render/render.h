@@ -1,22 +1,23 @@
-// Renderers: turn a View into text. They read the model only. The table in render.cc lists them
-// for --format.
+// Renderers: turn a View and its Analysis into text. They read those only. The table in render.cc
+// lists them for --format.
 #pragma once
 
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "model/view.h"
+#include "analyze/analysis.h"
+#include "view/view.h"
 
 namespace dossier {
 
-std::string RenderMarkdown(const View& view);
-std::string RenderJson(const View& view);
+std::string RenderMarkdown(const View& view, const Analysis& analysis);
+std::string RenderJson(const View& view, const Analysis& analysis);
 
 struct RendererEntry {
   const char* format;  // --format value
   const char* what;
-  std::string (*render)(const View&);
+  std::string (*render)(const View&, const Analysis&);
 };
 const std::vector<RendererEntry>& RendererTable();
 const RendererEntry* FindRenderer(std::string_view format);

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../tests/model_builders.h"
-#include "analyze/analyze.h"
+#include "analyze/analysis.h"
 #include "render/render.h"
 
 namespace dossier {
@@ -47,8 +47,15 @@ View SeedView() {
   many.total_tokens_per_s = 485;
   sm.runs = {one, many};
   v.machines[0].serve.push_back(sm);
-  Analyze(&v);
   return v;
+}
+
+// The renderers read a view and its analysis.
+std::string Md(const View& v) {
+  return RenderMarkdown(v, Analyze(v));
+}
+std::string Json(const View& v) {
+  return RenderJson(v, Analyze(v));
 }
 
 size_t At(const std::string& s, const std::string& what) {
@@ -58,7 +65,7 @@ size_t At(const std::string& s, const std::string& what) {
 }
 
 TEST(Report, SectionsComeInTheHandoffOrder) {
-  std::string md = RenderMarkdown(SeedView());
+  std::string md = Md(SeedView());
   std::vector<size_t> pos = {At(md, "\n## Goal\n"),
                              At(md, "\n## Instructions\n"),
                              At(md, "\n## Discoveries, from the hardware up\n"),
@@ -74,18 +81,19 @@ TEST(Report, SectionsComeInTheHandoffOrder) {
 
 TEST(Report, GoalShowsEachTargetWithTheLatestMeasuredValue) {
   View v = SeedView();
-  ASSERT_EQ(v.plan.targets.size(), 2u);
-  EXPECT_EQ(v.plan.targets[0].value, 485);
-  EXPECT_EQ(v.plan.targets[0].verdict, "not met");
-  EXPECT_EQ(v.plan.targets[1].value, 11);
-  std::string md = RenderMarkdown(v);
+  Analysis a = Analyze(v);
+  ASSERT_EQ(a.plan.targets.size(), 2u);
+  EXPECT_EQ(a.plan.targets[0].value, 485);
+  EXPECT_EQ(a.plan.targets[0].verdict, "not met");
+  EXPECT_EQ(a.plan.targets[1].value, 11);
+  std::string md = RenderMarkdown(v, a);
   EXPECT_NE(md.find("| `total_tokens_per_s >= 1000 at concurrency 64` | 485.0 | `glm-guest`, "
                     "2026-12-01T12:00:00Z | **not met** |"),
             std::string::npos);
 }
 
 TEST(Report, InstructionsStatedFactsAccomplishedAndFiles) {
-  std::string md = RenderMarkdown(SeedView());
+  std::string md = Md(SeedView());
   EXPECT_NE(md.find("commands on the host are run by a person and pasted back"), std::string::npos);
   EXPECT_NE(md.find("| ACS | disabled | **just changed** | BIOS | `dossier/notes.toml:28` |"),
             std::string::npos);
@@ -98,7 +106,8 @@ TEST(Report, InstructionsStatedFactsAccomplishedAndFiles) {
 
 TEST(Report, NextStepsBlockingFirstNotesAndFindingsSideBySide) {
   View v = SeedView();
-  const auto& steps = v.plan.next_steps;
+  Analysis a = Analyze(v);
+  const auto& steps = a.plan.next_steps;
   ASSERT_GE(steps.size(), 3u);
   EXPECT_TRUE(steps[0].blocking);
   EXPECT_EQ(steps[0].from, "dossier/notes.toml:52");
@@ -110,14 +119,14 @@ TEST(Report, NextStepsBlockingFirstNotesAndFindingsSideBySide) {
   }
   EXPECT_TRUE(note);
   EXPECT_TRUE(rule);
-  std::string md = RenderMarkdown(v);
+  std::string md = RenderMarkdown(v, a);
   EXPECT_NE(md.find("| 1 | **blocking** update /etc/pve/mapping/pci.cfg with the new groups | "
                     "`qm start 100` |"),
             std::string::npos);
 }
 
 TEST(Report, JsonCarriesFindingsPerMachineAndTheSameParts) {
-  auto j = nlohmann::json::parse(RenderJson(SeedView()));
+  auto j = nlohmann::json::parse(Json(SeedView()));
   EXPECT_EQ(j["schema"], "dossier/1");
   const auto& guest = j["machines"][0];
   ASSERT_TRUE(guest["findings"].is_array());
@@ -148,14 +157,13 @@ TEST(Report, JsonCarriesFindingsPerMachineAndTheSameParts) {
 
 TEST(Report, OneShotCollectHasNoNotesSections) {
   View v = testing::ViewOf({testing::SeedGuest(2)});
-  Analyze(&v);
-  std::string md = RenderMarkdown(v);
+  std::string md = Md(v);
   EXPECT_EQ(md.find("## Goal"), std::string::npos);
   EXPECT_EQ(md.find("## Relevant files"), std::string::npos);
   EXPECT_NE(md.find("## Findings"), std::string::npos);
   EXPECT_NE(md.find("`p2p.vm-isolated` on `glm-guest`"), std::string::npos);
   EXPECT_NE(md.find("## Next steps"), std::string::npos);
-  auto j = nlohmann::json::parse(RenderJson(v));
+  auto j = nlohmann::json::parse(Json(v));
   EXPECT_FALSE(j["machines"][0]["findings"].empty());
 }
 

@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -14,6 +15,8 @@
 #include <sstream>
 
 #include "model/json_io.h"
+#include "store/dossier_lock.h"
+#include "store/regular_file.h"
 
 namespace dossier {
 namespace {
@@ -56,6 +59,27 @@ std::string Slug(std::string_view s) {
 std::string Str(const nlohmann::json& j, const char* key) {
   auto it = j.find(key);
   return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// ".tmp-PID-TICKS": true while process PID lives (its write may be under way).
+bool WriterAlive(const std::string& name) {
+  long pid = std::strtol(name.c_str() + 5, nullptr, 10);
+  if (pid <= 0) return false;
+  return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
+}
+
+// Temporary files of writes that were killed before their link (WriteFileAtomic): never a
+// record, safe to remove once their writer is gone. Called under the dossier's lock.
+void RemoveOrphanTemporaries(const std::string& dir) {
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return;
+  std::vector<std::string> orphans;
+  while (struct dirent* e = ::readdir(d)) {
+    std::string n = e->d_name;
+    if (n.starts_with(".tmp-") && !WriterAlive(n)) orphans.push_back(dir + "/" + n);
+  }
+  ::closedir(d);
+  for (const auto& o : orphans) ::unlink(o.c_str());
 }
 
 void FsyncDir(const std::string& dir) {
@@ -127,7 +151,12 @@ Result<std::string> DossierDir::Append(nlohmann::json doc, std::string_view mach
   if (!doc.contains("tool")) doc["tool"] = std::string("dossier ") + DOSSIER_VERSION;
   std::string dir = records_dir();
   if (auto s = MakeDirs(dir); !s) return s.error();
-  std::string text = doc.dump(1) + "\n";
+  std::string text = DumpJson(doc, 1) + "\n";
+  // One writer picks a number at a time: without the lock two writers of different machines
+  // both take max+1 (their names differ, so both links succeed) and `diff 7 8` is ambiguous.
+  auto lock = DossierLock::Acquire(path_);
+  if (!lock) return lock.error();
+  RemoveOrphanTemporaries(dir);
   std::string kind = doc["kind"].get<std::string>();
   // Sequence numbers order records; two writers racing for one number both survive because the
   // link fails for the loser, which takes the next number.
@@ -168,25 +197,31 @@ Result<std::vector<Record>> DossierDir::Load(std::vector<std::string>* warnings)
   while (struct dirent* e = ::readdir(d)) {
     std::string n = e->d_name;
     if (n.size() > 5 && n.ends_with(".json") && n[0] != '.') names.push_back(n);
+    if (n.starts_with(".tmp-") && !WriterAlive(n))
+      warnings->push_back(dir + "/" + n +
+                          ": left by a write that was interrupted (not a record); the next "
+                          "collect or measurement removes it");
   }
   ::closedir(d);
-  std::sort(names.begin(), names.end());
+  // By number, not as text: "1000000-…" comes after "999999-…".
+  std::sort(names.begin(), names.end(), [](const std::string& a, const std::string& b) {
+    int64_t x = std::strtoll(a.c_str(), nullptr, 10), y = std::strtoll(b.c_str(), nullptr, 10);
+    return x != y ? x < y : a < b;
+  });
   for (const auto& n : names) {
     std::string path = dir + "/" + n;
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-      warnings->push_back(path + ": cannot open (" + std::strerror(errno) + "); skipped");
+    // Only a regular file is a record: a FIFO named like one would block the read forever, a
+    // directory is not "too large" but not a record (store/regular_file.h).
+    auto read = ReadRegularFile(path, kMaxRecordBytes);
+    if (!read) {
+      if (read.error().kind == Error::kTooLarge) {
+        warnings->push_back(path + ": larger than 256 MiB, not a record; skipped");
+      } else {
+        warnings->push_back(read.error().message + "; skipped");
+      }
       continue;
     }
-    in.seekg(0, std::ios::end);
-    auto size = static_cast<size_t>(in.tellg());
-    if (size > kMaxRecordBytes) {
-      warnings->push_back(path + ": larger than 256 MiB, not a record; skipped");
-      continue;
-    }
-    in.seekg(0);
-    std::string text(size, '\0');
-    in.read(text.data(), static_cast<std::streamsize>(size));
+    std::string& text = *read;
     Record r;
     r.file = path;
     r.sequence = std::strtoll(n.c_str(), nullptr, 10);

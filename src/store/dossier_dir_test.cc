@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "../tests/temp_dir.h"
-#include "store/load_view.h"
+#include "view/build_view.h"
 
 namespace dossier {
 namespace {
@@ -35,7 +35,7 @@ TEST(DossierDir, AppendsNeverOverwrites) {
   EXPECT_EQ((*recs)[0].doc["schema"], "dossier/1");
   EXPECT_LT((*recs)[0].sequence, (*recs)[1].sequence);
   // The latest record of a machine wins in the view.
-  View v = ViewFromRecords(*recs, {});
+  View v = BuildView(*recs, {}, {});
   ASSERT_EQ(v.machines.size(), 1u);
   EXPECT_EQ(*v.machines[0].machine.hostname, "b");
 }

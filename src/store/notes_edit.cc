@@ -7,11 +7,11 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "store/dossier_dir.h"
 #include "store/notes_file.h"
+#include "store/regular_file.h"
 
 namespace dossier {
 
@@ -125,18 +125,17 @@ Result<NotesEditor> NotesEditor::FromText(std::string text, const std::string& p
 }
 
 Result<NotesEditor> NotesEditor::Open(const std::string& path) {
-  struct stat st;
-  if (::stat(path.c_str(), &st) != 0) {
-    if (errno != ENOENT) return Error::Io(path + ": " + std::strerror(errno));
-    return FromText(kNotesHeader, path, false);
+  FileStamp stamp;
+  auto text = ReadRegularFile(path, kMaxNotesBytes, &stamp);
+  if (!text) {
+    if (text.error().kind != Error::kNotFound) return text.error();
+    auto e = FromText(kNotesHeader, path, false);
+    if (e) e->stamp_ = FileStamp{};
+    return e;
   }
-  if (static_cast<size_t>(st.st_size) > kMaxNotesBytes)
-    return Error::TooLarge(path + ": larger than 4 MiB; not a notes file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error::Io(path + ": cannot open (" + std::strerror(errno) + ")");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return FromText(ss.str(), path, true);
+  auto e = FromText(std::move(*text), path, true);
+  if (e) e->stamp_ = stamp;
+  return e;
 }
 
 Status NotesEditor::Accept(std::string candidate) {
@@ -235,6 +234,20 @@ Status NotesEditor::Save() const {
   std::filesystem::path dir = std::filesystem::path(path_).parent_path();
   if (!dir.empty()) std::filesystem::create_directories(dir, ec);
   if (ec) return Error::Io("cannot create " + dir.string() + ": " + ec.message());
+  // Never replace a version this editor did not read: a person may have saved notes.toml from an
+  // editor meanwhile (which takes no lock). The stamp catches a new inode or time, the content
+  // catches a writer that kept both. A window of microseconds remains between this check and
+  // the rename; no file system call closes it for a writer that does not lock.
+  FileStamp now = StampOf(path_);
+  bool changed = !(now == stamp_);
+  if (!changed && now.existed) {
+    auto current = ReadRegularFile(path_, kMaxNotesBytes);
+    changed = !current || *current != original_;
+  }
+  if (changed)
+    return Error::Invalid(path_ +
+                          " changed since it was read (edited by someone else?); this edit was "
+                          "not saved, so nothing of theirs is lost: run the command again");
   // The previous version stays beside the file, so an unwanted edit can be undone by hand.
   if (existed_) {
     if (auto s = WriteFileAtomic(path_ + ".bak", original_, /*replace=*/true); !s) return s;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "model/notes.h"
+#include "store/regular_file.h"
 #include "util/result.h"
 
 namespace dossier {
@@ -40,7 +41,9 @@ class NotesEditor {
   // is replaced in place, a missing key is added after the entry's last line.
   Status Update(const std::string& section, size_t index, const std::vector<NoteField>& fields);
 
-  // Backs up the previous file (path + ".bak") and replaces it atomically.
+  // Backs up the previous file (path + ".bak") and replaces it atomically; refuses (kInvalid)
+  // when the file changed since Open read it. The caller holds the DossierLock from Open to Save
+  // (store/dossier_lock.h), so dossier commands wait for each other instead of being refused.
   Status Save() const;
 
  private:
@@ -54,6 +57,7 @@ class NotesEditor {
   std::string text_;
   std::string original_;
   bool existed_ = false;
+  FileStamp stamp_;  // the version Open read
   Notes notes_;
 };
 

@@ -4,11 +4,12 @@
 #include <toml++/toml.h>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <set>
 #include <sstream>
 
 #include "analyze/serve_metrics.h"
+#include "store/regular_file.h"
+#include "store/toml_depth.h"
 
 namespace dossier {
 namespace {
@@ -195,6 +196,10 @@ class Reader {
 Result<Notes> ParseNotes(std::string_view text, const std::string& path) {
   if (text.size() > kMaxNotesBytes)
     return Error::TooLarge(path + ": larger than 4 MiB; not a notes file");
+  // Checked before toml++ sees the text: its parser recurses per key part (store/toml_depth.h).
+  if (auto deep = CheckTomlNesting(text))
+    return Error::Invalid(path + ":" + std::to_string(deep->line) + ": " + deep->what +
+                          "; not a notes file (the file is left as it is; fix it by hand)");
   try {
     toml::table root = toml::parse(text, std::string_view(path));
     return Reader(path).Read(root);
@@ -209,18 +214,14 @@ Result<Notes> ParseNotes(std::string_view text, const std::string& path) {
 }
 
 Result<Notes> ReadNotes(const std::string& path) {
-  struct stat st;
-  if (::stat(path.c_str(), &st) != 0 && errno == ENOENT) return Notes{};
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error::Io(path + ": cannot open (" + std::strerror(errno) + ")");
-  std::string text;
-  char buf[65536];
-  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
-    text.append(buf, static_cast<size_t>(in.gcount()));
-    if (text.size() > kMaxNotesBytes)
+  auto text = ReadRegularFile(path, kMaxNotesBytes);
+  if (!text) {
+    if (text.error().kind == Error::kNotFound) return Notes{};
+    if (text.error().kind == Error::kTooLarge)
       return Error::TooLarge(path + ": larger than 4 MiB; not a notes file");
+    return text.error();
   }
-  return ParseNotes(text, path);
+  return ParseNotes(*text, path);
 }
 
 }  // namespace dossier

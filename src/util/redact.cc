@@ -1,47 +1,237 @@
 #include "util/redact.h"
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 
 #include "util/text.h"
 
 namespace dossier {
 namespace {
 
-// Words that make a name secret, in lower case with '-' folded to '_'.
-constexpr std::array<std::string_view, 9> kSecretWords = {"token",  "secret",      "password",
-                                                          "passwd", "credential",  "api_key",
-                                                          "apikey", "private_key", "access_key"};
+// The rules, as word tables. A name is cut into words (at '_', '-', '.', ' ' and camelCase
+// humps) and judged by them, never by substrings: "tokens", "tokenizer", "keyboard" are other
+// words than "token" and "key".
 
-std::string Fold(std::string_view s) {
-  std::string out = ToLower(s);
-  for (char& c : out)
-    if (c == '-') c = '_';
+// Secret wherever they stand in a name: AWS_SECRET_ACCESS_KEY_ID, DB_PASSWORD_VALUE.
+constexpr std::array<std::string_view, 7> kSecretAnywhere = {
+    "secret", "secrets", "password", "passwd", "passphrase", "credential", "credentials"};
+// Secret as the name's last word: HF_TOKEN, OPENAI_API_KEY, HF_HUB_AUTH, X-Amz-Signature, sig.
+// Not as an earlier one: HF_TOKEN_PATH names a file, --auth-mode a mode, SSH_AUTH_SOCK a socket.
+constexpr std::array<std::string_view, 17> kSecretLast = {
+    "token",     "key",     "apikey",     "auth",      "authorization", "signature",
+    "sig",       "pass",    "pw",         "pwd",       "cookie",        "accesstoken",
+    "authtoken", "hftoken", "privatekey", "secretkey", "accesskey"};
+// Short options that take a secret, tool by tool: `openai -k KEY` (the OpenAI CLI), llama.cpp's
+// `-hft TOKEN` (--hf-token). Other short options are not judged by name (-t is threads, -p port).
+constexpr std::array<std::string_view, 2> kSecretShortOptions = {"-k", "-hft"};
+// Authentication schemes whose next word is a credential (RFC 9110 section 11).
+constexpr std::array<std::string_view, 2> kSchemes = {"bearer", "basic"};
+
+template <size_t N>
+bool In(const std::array<std::string_view, N>& table, std::string_view w) {
+  return std::find(table.begin(), table.end(), w) != table.end();
+}
+
+std::vector<std::string> Words(std::string_view name) {
+  std::vector<std::string> out;
+  std::string cur;
+  char prev = 0;
+  for (char c : name) {
+    bool alnum = std::isalnum(static_cast<unsigned char>(c)) != 0;
+    bool hump = std::isupper(static_cast<unsigned char>(c)) &&
+                std::islower(static_cast<unsigned char>(prev));
+    if (!alnum || hump) {
+      if (!cur.empty()) out.push_back(std::move(cur));
+      cur.clear();
+    }
+    if (alnum) cur += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    prev = c;
+  }
+  if (!cur.empty()) out.push_back(std::move(cur));
   return out;
 }
 
-bool HasSecretWord(const std::string& folded) {
-  for (auto w : kSecretWords)
-    if (folded.find(w) != std::string::npos) return true;
-  return false;
+bool IsSpace(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+// Characters that end a value in free text.
+bool EndsValue(char c) {
+  return IsSpace(c) || c == '"' || c == '\'' || c == ',' || c == ';' || c == '&' || c == '}' ||
+         c == ']' || c == ')' || c == '>' || c == '<';
+}
+
+bool IsNameChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '-' || c == '.';
+}
+
+// Query and fragment parameters of a URL (after '?' or '#'): values of secret keys redacted.
+std::string RedactParams(std::string_view params) {
+  std::string out;
+  size_t i = 0;
+  while (i <= params.size()) {
+    size_t j = params.find_first_of("&;#", i);
+    if (j == std::string_view::npos) j = params.size();
+    std::string_view kv = params.substr(i, j - i);
+    size_t eq = kv.find('=');
+    if (eq != std::string_view::npos && IsSecretName(kv.substr(0, eq))) {
+      out.append(kv.substr(0, eq + 1)).append(kRedacted);
+    } else {
+      out.append(kv);
+    }
+    if (j < params.size()) out += params[j];
+    i = j + 1;
+  }
+  return out;
+}
+
+// Pass 2: "KEY": "VALUE" and 'KEY': VALUE pairs (JSON arguments, Python dicts, echoed bodies).
+// Found from each ':' backwards, so a stray quote earlier in the text cannot hide a pair.
+std::string RedactPairs(std::string_view s) {
+  std::string out;
+  size_t done = 0;  // s[0, done) is in out
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != ':' || i == 0) continue;
+    size_t j = i;
+    while (j > 0 && (s[j - 1] == ' ' || s[j - 1] == '\t')) --j;
+    if (j == 0 || (s[j - 1] != '"' && s[j - 1] != '\'')) continue;
+    char q = s[j - 1];
+    size_t k = j - 1;
+    while (k > 0 && IsNameChar(s[k - 1])) --k;
+    if (k == 0 || s[k - 1] != q || k == j - 1 || k - 1 < done) continue;
+    if (!IsSecretName(s.substr(k, j - 1 - k))) continue;
+    size_t v = i + 1;
+    while (v < s.size() && IsSpace(s[v])) ++v;
+    if (v >= s.size() || s[v] == '{' || s[v] == '[') continue;  // nested: its keys are judged
+    size_t e;
+    if (s[v] == '"' || s[v] == '\'') {
+      e = v + 1;
+      while (e < s.size() && s[e] != s[v]) e += (s[e] == '\\') ? 2 : 1;
+      e = std::min(e, s.size());
+      out.append(s.substr(done, v + 1 - done)).append(kRedacted);
+      done = e;  // the closing quote stays
+    } else {
+      e = v;
+      while (e < s.size() && !EndsValue(s[e])) ++e;
+      if (e == v) continue;
+      out.append(s.substr(done, v - done)).append(kRedacted);
+      done = e;
+    }
+    i = done > 0 ? done - 1 : 0;
+  }
+  out.append(s.substr(std::min(done, s.size())));
+  return out;
+}
+
+// Pass 3: header lines "Authorization: Bearer X", "X-Api-Key: X" (a bare name before ':'),
+// NAME=value and --name=value words. The value runs to the end of the line or of the quoted
+// argument, for headers; to the end of the word, for NAME=value.
+std::string RedactNamedValues(std::string_view s) {
+  std::string out;
+  size_t i = 0;
+  while (i < s.size()) {
+    bool word_start = i == 0 || IsSpace(s[i - 1]) || s[i - 1] == '"' || s[i - 1] == '\'' ||
+                      s[i - 1] == ',' || s[i - 1] == '{' || s[i - 1] == '(' || s[i - 1] == ';' ||
+                      s[i - 1] == '=';  // --env=HF_TOKEN=X, --header=X-Api-Key: X
+    if (!word_start || !IsNameChar(s[i])) {
+      out += s[i++];
+      continue;
+    }
+    size_t e = i;
+    while (e < s.size() && IsNameChar(s[e])) ++e;
+    std::string_view name = s.substr(i, e - i);
+    out.append(name);
+    i = e;
+    if (i >= s.size() || (s[i] != ':' && s[i] != '=') || !IsSecretName(name)) continue;
+    if (s[i] == ':' && i + 2 < s.size() && s[i + 1] == '/' && s[i + 2] == '/') continue;  // URL
+    bool header = s[i] == ':';
+    out += s[i++];
+    size_t v = i;
+    while (v < s.size() && (s[v] == ' ' || s[v] == '\t')) ++v;
+    out.append(s.substr(i, v - i));
+    i = v;
+    size_t end = i;
+    if (!header && i < s.size() && (s[i] == '"' || s[i] == '\'')) {  // NAME="two words"
+      size_t close = s.find(s[i], i + 1);
+      end = close == std::string_view::npos ? s.size() : close;
+      out += s[i++];
+    } else if (header) {
+      while (end < s.size() && s[end] != '\n' && s[end] != '\r' && s[end] != '"' && s[end] != '\'')
+        ++end;
+    } else {
+      while (end < s.size() && !EndsValue(s[end])) ++end;
+    }
+    if (end > i && s.substr(i, end - i) != kRedacted) out += kRedacted;
+    i = end;
+  }
+  return out;
+}
+
+// A credential, not an English word after "Bearer" or "Basic": long enough, only the characters
+// of RFC 9110's token68, and one that a lower-case word lacks (a capital after the first, a
+// digit, a symbol).
+bool LooksCredential(std::string_view t, size_t min_size) {
+  if (t.size() < min_size) return false;
+  bool mixed = false;
+  for (size_t k = 0; k < t.size(); ++k) {
+    unsigned char c = static_cast<unsigned char>(t[k]);
+    bool symbol = c == '-' || c == '.' || c == '_' || c == '~' || c == '+' || c == '/' || c == '=';
+    if (!std::isalnum(c) && !symbol) return false;
+    if ((k > 0 && std::isupper(c)) || std::isdigit(c) || symbol) mixed = true;
+  }
+  return mixed;
+}
+
+// Pass 4: "Bearer X", "Basic X" anywhere (an environment value, an echoed header).
+std::string RedactSchemes(std::string_view s) {
+  std::string out;
+  size_t i = 0;
+  while (i < s.size()) {
+    bool word_start = i == 0 || !std::isalnum(static_cast<unsigned char>(s[i - 1]));
+    size_t e = i;
+    while (e < s.size() && std::isalpha(static_cast<unsigned char>(s[e]))) ++e;
+    if (!word_start || e == i || e >= s.size() || !IsSpace(s[e]) ||
+        !In(kSchemes, ToLower(s.substr(i, e - i)))) {
+      out += s[i++];
+      continue;
+    }
+    bool basic = ToLower(s.substr(i, e - i)) == "basic";
+    size_t v = e;
+    while (v < s.size() && (s[v] == ' ' || s[v] == '\t')) ++v;
+    size_t end = v;
+    while (end < s.size() && !EndsValue(s[end])) ++end;
+    std::string_view token = s.substr(v, end - v);
+    // "Basic" is also an English word: only a base64-looking credential follows the scheme.
+    bool looks = token != kRedacted && LooksCredential(token, basic ? 8 : 6);
+    out.append(s.substr(i, v - i));
+    if (looks) {
+      out += kRedacted;
+      i = end;
+    } else {
+      i = v;
+    }
+  }
+  return out;
 }
 
 }  // namespace
 
 bool IsSecretName(std::string_view name) {
-  std::string f = Fold(name);
-  if (HasSecretWord(f)) return true;
-  // "KEY" as a word of the name (OPENAI_KEY, KEY, SIGNING_KEY) but not MONKEY or KEYBOARD.
-  for (std::string_view part : Split(f, '_'))
-    if (part == "key" || part == "pass" || part == "pw") return true;
+  std::vector<std::string> words = Words(name);
+  if (words.empty()) return false;
+  for (const auto& w : words)
+    if (In(kSecretAnywhere, w)) return true;
+  if (In(kSecretLast, words.back())) return true;
   return false;
 }
 
 bool IsSecretOption(std::string_view option) {
   if (!option.starts_with('-')) return false;
+  if (In(kSecretShortOptions, option)) return true;
+  if (!option.starts_with("--") && option.size() <= 3) return false;  // -t, -p, -tp: not named
   while (option.starts_with('-')) option.remove_prefix(1);
-  std::string f = Fold(option);
-  if (HasSecretWord(f)) return true;
-  return f == "key" || f == "pass" || f == "auth" || f == "authorization";
+  return IsSecretName(option);
 }
 
 std::string RedactUrl(std::string_view text) {
@@ -51,34 +241,37 @@ std::string RedactUrl(std::string_view text) {
     size_t scheme = text.find("://", i);
     if (scheme == std::string_view::npos) break;
     size_t host_begin = scheme + 3;
-    size_t end = text.find_first_of(" \t\"'<>", host_begin);
+    size_t end = text.find_first_of(" \t\r\n\"'<>`", host_begin);
     if (end == std::string_view::npos) end = text.size();
     std::string_view rest = text.substr(host_begin, end - host_begin);
-    size_t slash = rest.find('/');
-    std::string_view authority = rest.substr(0, slash);
-    size_t at = authority.rfind('@');
     out.append(text.substr(i, host_begin - i));
+    // The user information ends at the last '@' of the authority. A password may hold '/'
+    // unescaped (people paste them so): then the '@' lies past the first '/', and a ':' before
+    // that '/' says the part before the '@' is "user:password", not a path.
+    size_t auth_end = std::min(rest.find_first_of("/?#"), rest.size());
+    size_t at = rest.substr(0, auth_end).rfind('@');
+    if (at == std::string_view::npos) {
+      std::string_view region = rest.substr(0, std::min(rest.find_first_of("?#"), rest.size()));
+      size_t at2 = region.rfind('@');
+      size_t colon = region.find(':');
+      size_t slash = region.find('/');
+      std::string_view after_colon =
+          colon == std::string_view::npos ? "" : region.substr(colon + 1, slash - colon - 1);
+      bool port = !after_colon.empty() && std::all_of(after_colon.begin(), after_colon.end(),
+                                                      [](char c) { return c >= '0' && c <= '9'; });
+      if (at2 != std::string_view::npos && colon != std::string_view::npos && colon < at2 &&
+          colon < slash && !port)
+        at = at2;
+    }
     std::string url_rest;
     if (at != std::string_view::npos) {
       url_rest = std::string(kRedacted) + "@" + std::string(rest.substr(at + 1));
     } else {
       url_rest = std::string(rest);
     }
-    // Query parameters with secret names.
-    size_t q = url_rest.find('?');
-    if (q != std::string::npos) {
-      std::string query = url_rest.substr(q + 1), redone;
-      for (std::string_view kv : Split(query, '&')) {
-        if (!redone.empty()) redone += '&';
-        size_t eq = kv.find('=');
-        if (eq != std::string_view::npos && IsSecretName(kv.substr(0, eq))) {
-          redone += std::string(kv.substr(0, eq + 1)) + kRedacted;
-        } else {
-          redone += kv;
-        }
-      }
-      url_rest = url_rest.substr(0, q + 1) + redone;
-    }
+    size_t q = url_rest.find_first_of("?#");
+    if (q != std::string::npos)
+      url_rest = url_rest.substr(0, q + 1) + RedactParams(url_rest.substr(q + 1));
     out += url_rest;
     i = end;
   }
@@ -86,24 +279,37 @@ std::string RedactUrl(std::string_view text) {
   return out;
 }
 
+std::string RedactText(std::string_view text) {
+  return RedactSchemes(RedactNamedValues(RedactPairs(RedactUrl(text))));
+}
+
 std::string RedactEnvValue(std::string_view name, std::string_view value) {
   if (IsSecretName(name)) return kRedacted;
-  return RedactUrl(value);
+  return RedactCommandLine(value);
 }
 
 std::vector<std::string> RedactArgv(const std::vector<std::string>& argv) {
   std::vector<std::string> out;
   out.reserve(argv.size());
   bool next_is_secret = false;
+  char open_quote = 0;  // a redacted value opened a quote: the words up to its close are the value
   for (const auto& a : argv) {
-    if (next_is_secret && !a.starts_with("--")) {
+    if (open_quote) {
       out.push_back(kRedacted);
-      next_is_secret = false;
+      if (a.find(open_quote) != std::string::npos) open_quote = 0;
+      continue;
+    }
+    if (next_is_secret && !a.starts_with("--") && !IsSecretOption(a)) {
+      out.push_back(kRedacted);
+      // The value goes on: "--token 'two words'", "--api-key Bearer X", "--api-key X-Api-Key: X".
+      next_is_secret = a.ends_with(':') || In(kSchemes, ToLower(a));
+      for (char q : {'\'', '"'})
+        if (std::count(a.begin(), a.end(), q) % 2 == 1) open_quote = q;
       continue;
     }
     next_is_secret = false;
-    size_t eq = a.find('=');
-    if (a.starts_with('-')) {
+    if (a.starts_with('-') && a.size() > 1) {
+      size_t eq = a.find('=');
       std::string_view opt = std::string_view(a).substr(0, eq);
       if (IsSecretOption(opt)) {
         if (eq == std::string::npos) {
@@ -114,26 +320,170 @@ std::vector<std::string> RedactArgv(const std::vector<std::string>& argv) {
         }
         continue;
       }
-    } else if (eq != std::string::npos && eq > 0 &&
-               IsSecretName(std::string_view(a).substr(0, eq))) {
-      // NAME=value words, as in `env HF_TOKEN=… python -m sglang…`.
-      out.push_back(a.substr(0, eq + 1) + kRedacted);
-      continue;
+      if (eq != std::string::npos) {
+        // --env=HF_TOKEN=X, --header=X-Api-Key: X, --hf-overrides={"api_key": …}, --url=…
+        out.push_back(std::string(opt) + "=" + RedactText(std::string_view(a).substr(eq + 1)));
+        continue;
+      }
     }
-    out.push_back(RedactUrl(a));
+    out.push_back(RedactText(a));
   }
   return out;
 }
 
 std::string RedactCommandLine(std::string_view line) {
   std::vector<std::string> words;
-  for (auto w : SplitAny(line, " \t\n")) words.emplace_back(w);
+  std::vector<std::string> seps;  // seps[k] precedes words[k]; seps.back() trails
+  size_t i = 0;
+  while (true) {
+    size_t b = i;
+    while (i < line.size() && IsSpace(line[i])) ++i;
+    seps.emplace_back(line.substr(b, i - b));
+    if (i >= line.size()) break;
+    size_t e = i;
+    while (e < line.size() && !IsSpace(line[e])) ++e;
+    words.emplace_back(line.substr(i, e - i));
+    i = e;
+  }
+  std::vector<std::string> red = RedactArgv(words);
   std::string out;
-  for (const auto& w : RedactArgv(words)) {
-    if (!out.empty()) out += ' ';
-    out += w;
+  for (size_t k = 0; k < red.size(); ++k) out += seps[k] + red[k];
+  out += seps.back();
+  // Forms that span words ("Authorization: Bearer X" split by the shell, JSON with spaces).
+  return RedactText(out);
+}
+
+std::string Base64(std::string_view bytes) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  size_t i = 0;
+  for (; i + 2 < bytes.size(); i += 3) {
+    uint32_t v = (uint32_t(uint8_t(bytes[i])) << 16) | (uint32_t(uint8_t(bytes[i + 1])) << 8) |
+                 uint8_t(bytes[i + 2]);
+    for (int s = 18; s >= 0; s -= 6) out += kAlphabet[(v >> s) & 63];
+  }
+  if (size_t left = bytes.size() - i; left > 0) {
+    uint32_t v = uint32_t(uint8_t(bytes[i])) << 16;
+    if (left == 2) v |= uint32_t(uint8_t(bytes[i + 1])) << 8;
+    out += kAlphabet[(v >> 18) & 63];
+    out += kAlphabet[(v >> 12) & 63];
+    out += left == 2 ? kAlphabet[(v >> 6) & 63] : '=';
+    out += '=';
   }
   return out;
+}
+
+namespace {
+
+std::string PercentDecode(std::string_view s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '%' && i + 2 < s.size() && std::isxdigit(static_cast<unsigned char>(s[i + 1])) &&
+        std::isxdigit(static_cast<unsigned char>(s[i + 2]))) {
+      out += static_cast<char>(std::stoi(std::string(s.substr(i + 1, 2)), nullptr, 16));
+      i += 2;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+void EchoRedactor::AddSecret(std::string_view secret) {
+  if (secret.size() < 4) return;
+  for (std::string form : {std::string(secret), PercentDecode(secret), Base64(secret)}) {
+    if (form.size() >= 4 && std::find(secrets_.begin(), secrets_.end(), form) == secrets_.end())
+      secrets_.push_back(std::move(form));
+  }
+  // Longest first, so a secret that contains another is replaced whole.
+  std::sort(secrets_.begin(), secrets_.end(),
+            [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+}
+
+void EchoRedactor::AddUrlCredentials(std::string_view user, std::string_view password) {
+  if (password.empty()) {
+    AddSecret(user);  // https://TOKEN@host: the user part is the credential
+    AddSecret(Base64(PercentDecode(user) + ":"));
+    return;
+  }
+  AddSecret(password);
+  std::string pair = PercentDecode(user) + ":" + PercentDecode(password);
+  AddSecret(pair);
+  AddSecret(Base64(pair));
+  AddSecret(std::string(user) + ":" + std::string(password));
+}
+
+std::string EchoRedactor::Redact(std::string_view text) const {
+  std::string out(text);
+  for (const auto& s : secrets_) {
+    size_t at = 0;
+    while ((at = out.find(s, at)) != std::string::npos) {
+      out.replace(at, s.size(), kRedacted);
+      at += std::string_view(kRedacted).size();
+    }
+  }
+  // A text cut at a byte limit (an error body kept to its first bytes, Printable's "…") may end
+  // inside a secret: its first bytes are a secret too.
+  constexpr std::string_view kEllipsis = "…";
+  size_t end = out.size();
+  if (std::string_view(out).ends_with(kEllipsis)) end -= kEllipsis.size();
+  for (const auto& s : secrets_) {
+    for (size_t k = std::min(s.size() - 1, end); k >= 4; --k) {
+      if (std::string_view(out).substr(end - k, k) == std::string_view(s).substr(0, k)) {
+        out.replace(end - k, k, kRedacted);
+        end = end - k + std::string_view(kRedacted).size();
+        break;
+      }
+    }
+  }
+  return RedactText(out);
+}
+
+const std::vector<RedactionRule>& RedactionRules() {
+  // Every row: a command line or environment value holding a secret in one form (the secret is
+  // "S3CR3T" unless said), and a look-alike that must come out unchanged. redact_test.cc runs
+  // each row both ways through RedactCommandLine.
+  static const std::vector<RedactionRule> kRules = {
+      {"long option, separate value", "--api-key S3CR3T", "S3CR3T", "--max-total-tokens 4096"},
+      {"long option, = value", "--hf-token=S3CR3T", "S3CR3T", "--max-prefill-tokens=16384"},
+      {"option named by its last word", "--secret-key S3CR3T", "S3CR3T", "--tokenizer-path /m/tok"},
+      {"short option of the OpenAI CLI", "-k S3CR3T", "S3CR3T", "-t 8"},
+      {"llama.cpp short option", "-hft S3CR3T", "S3CR3T", "-hf org/model"},
+      {"header option, separate value", "-H 'Authorization: Bearer S3CR3T'", "S3CR3T",
+       "-H 'Content-Type: application/json'"},
+      {"header option, = value", "--header=X-Api-Key: S3CR3T", "S3CR3T",
+       "--header=Accept: text/plain"},
+      {"environment option", "--env=HF_TOKEN=S3CR3T", "S3CR3T",
+       "--env=TOKENIZERS_PARALLELISM=false"},
+      {"NAME=value word", "WANDB_API_KEY=S3CR3T python x.py", "S3CR3T",
+       "HF_TOKEN_PATH=/h/t python x.py"},
+      {"NAME=value holding a bearer token", "HF_HUB_AUTH='Bearer S3CR3T'", "S3CR3T",
+       "HF_HUB_OFFLINE=1"},
+      {"JSON argument", "--hf-overrides {\"api_key\":\"S3CR3T\"}", "S3CR3T",
+       "--hf-overrides {\"max_tokens\":\"512\"}"},
+      {"JSON argument with spaces", "--extra {\"token\": \"S3CR3T\", \"n\": 1}", "S3CR3T",
+       "--extra {\"tokens\": \"all\", \"n\": 1}"},
+      {"URL password", "--url https://u:S3CR3T@h:8000/v1", "S3CR3T",
+       "--url https://h:8000/v1/@latest"},
+      {"URL password holding '/' and '%'", "https://u:S3/CR%2F3T@h/x", "CR%2F3T",
+       "https://h/a:b/c"},
+      {"URL token as user", "https://S3CR3T@h/x", "S3CR3T", "mailto:a@h"},
+      {"Azure SAS signature", "https://h/b?sv=1&sig=S3CR3T", "S3CR3T", "https://h/b?sv=1&size=4"},
+      {"S3 presigned URL", "https://h/o?X-Amz-Signature=S3CR3T&X-Amz-Expires=60", "S3CR3T",
+       "https://h/o?X-Amz-Expires=60"},
+      {"GCS signed URL", "https://h/o?X-Goog-Signature=S3CR3T", "S3CR3T",
+       "https://h/o?X-Goog-Date=1"},
+      {"bearer token in free text", "Bearer S3CR3T", "S3CR3T", "Bearer of news"},
+      {"basic credentials in free text", "Basic UzNDUjNUOng=", "UzNDUjNUOng=", "Basic setup"},
+      {"key: value header line", "X-Api-Key: S3CR3T", "S3CR3T", "X-Request-Id: 42"},
+      {"camelCase JSON key", "{\"apiKey\": \"S3CR3T\"}", "S3CR3T", "{\"apiVersion\": \"2\"}"},
+      {"secret word anywhere in the name", "DB_PASSWORD_VALUE=S3CR3T", "S3CR3T",
+       "DB_PASSWORDLESS=1"},
+  };
+  return kRules;
 }
 
 }  // namespace dossier

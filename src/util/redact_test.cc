@@ -40,5 +40,81 @@ TEST(Redact, UrlCredentialsAndQuery) {
             "root=nfs:x nfs_password=<redacted> quiet");
 }
 
+TEST(Redact, EveryRuleRedactsItsFormAndKeepsItsLookAlike) {
+  for (const auto& r : RedactionRules()) {
+    SCOPED_TRACE(r.form);
+    std::string out = RedactCommandLine(r.redacted);
+    EXPECT_EQ(out.find(r.secret), std::string::npos) << r.redacted << " -> " << out;
+    EXPECT_NE(out.find(kRedacted), std::string::npos) << out;
+    EXPECT_EQ(RedactCommandLine(r.kept), r.kept);
+    // The same forms as argv words (no shell split) where they are one word.
+    std::string one = r.redacted;
+    if (one.find(' ') == std::string::npos) {
+      auto v = RedactArgv({"python", one});
+      EXPECT_EQ(v[1].find(r.secret), std::string::npos) << v[1];
+    }
+  }
+}
+
+TEST(Redact, NamesAreJudgedByWordsNotLetters) {
+  for (const char* secret : {"HF_TOKEN", "WANDB_API_KEY", "HF_HUB_AUTH", "X-Amz-Signature", "sig",
+                             "apiKey", "accessToken", "Proxy-Authorization", "Cookie"})
+    EXPECT_TRUE(IsSecretName(secret)) << secret;
+  for (const char* kept : {"TOKENIZERS_PARALLELISM", "max_total_tokens", "tokenizer_path",
+                           "HF_TOKEN_PATH", "SSH_AUTH_SOCK", "keyboard", "X-Amz-Expires"})
+    EXPECT_FALSE(IsSecretName(kept)) << kept;
+  EXPECT_TRUE(IsSecretOption("-k"));
+  EXPECT_TRUE(IsSecretOption("-hft"));
+  EXPECT_FALSE(IsSecretOption("-tp"));
+  EXPECT_FALSE(IsSecretOption("--max-total-tokens"));
+  EXPECT_FALSE(IsSecretOption("--max-prefill-tokens"));
+  EXPECT_FALSE(IsSecretOption("--tokenizer-path"));
+}
+
+TEST(Redact, ServerArgvFormsOfTheIssue) {
+  std::vector<std::string> argv = {"python3",
+                                   "-m",
+                                   "vllm.entrypoints.openai.api_server",
+                                   "-H",
+                                   "Authorization: Bearer S3CR3T",
+                                   "--header=X-Api-Key: S3CR3T",
+                                   "--env=HF_TOKEN=S3CR3T",
+                                   "--hf-overrides",
+                                   "{\"api_key\": \"S3CR3T\"}",
+                                   "--max-total-tokens",
+                                   "4096",
+                                   "--tokenizer-path",
+                                   "/m"};
+  auto r = RedactArgv(argv);
+  for (const auto& a : r) EXPECT_EQ(a.find("S3CR3T"), std::string::npos) << a;
+  EXPECT_EQ(r[10], "4096");
+  EXPECT_EQ(r[12], "/m");
+}
+
+TEST(Redact, EnvironmentValuesCarryingOptionsOrTokens) {
+  EXPECT_EQ(RedactEnvValue("VLLM_EXTRA_ARGS", "--api-key S3CR3T --tp 8"),
+            "--api-key <redacted> --tp 8");
+  EXPECT_EQ(RedactEnvValue("HF_HUB_AUTH", "Bearer S3CR3T"), "<redacted>");
+  EXPECT_EQ(RedactEnvValue("SGLANG_EXTRA", "Bearer S3CR3T"), "Bearer <redacted>");
+  EXPECT_EQ(RedactEnvValue("WANDB_API_KEY", "S3CR3T"), "<redacted>");
+  EXPECT_EQ(RedactEnvValue("TOKENIZERS_PARALLELISM", "false"), "false");
+  EXPECT_EQ(RedactEnvValue("LD_LIBRARY_PATH", "/a:/b  /c"), "/a:/b  /c");
+}
+
+TEST(Redact, EchoedSecretsInEveryFormTheyWereSent) {
+  EchoRedactor r;
+  r.AddSecret("sk-S3CR3T-key");
+  r.AddUrlCredentials("alice", "p%40ss/w0rd");
+  std::string body = "{\"error\": \"bad key sk-S3CR3T-key\", \"echo\": {\"x\": \"Basic " +
+                     Base64("alice:p@ss/w0rd") +
+                     "\"}, \"raw\": \"p@ss/w0rd\", \"seen\": \"sk-S3CR3T-key\"}";
+  std::string out = r.Redact(body);
+  EXPECT_EQ(out.find("S3CR3T"), std::string::npos) << out;
+  EXPECT_EQ(out.find(Base64("alice:p@ss/w0rd")), std::string::npos) << out;
+  EXPECT_EQ(out.find("p@ss/w0rd"), std::string::npos) << out;
+  EXPECT_EQ(Base64("alice:secret"), "YWxpY2U6c2VjcmV0");
+  EXPECT_EQ(Base64("ab"), "YWI=");
+}
+
 }  // namespace
 }  // namespace dossier

@@ -65,7 +65,7 @@ std::optional<Finding> RuleIommuTranslatedP2p(const RuleContext& ctx) {
 
 std::optional<Finding> RuleIommuGroupsChanged(const RuleContext& ctx) {
   const Machine& m = ctx.m();
-  const MachineDiff& d = ctx.mv.changes;
+  const MachineDiff& d = ctx.changes;
   std::vector<const Change*> hits;
   std::vector<std::string> mapping;
   for (const auto& c : d.changes) {

@@ -7,6 +7,7 @@
 #include "analyze/roles.h"
 #include "analyze/rule.h"
 #include "analyze/serve_metrics.h"
+#include "util/utf8.h"
 
 namespace dossier {
 namespace {
@@ -24,7 +25,8 @@ std::string Fmt(const char* fmt, double v) {
 
 std::string StaleIfOtherBoot(const Machine& m, const std::string& boot, const std::string& what) {
   if (boot.empty() || !m.boot_id.known() || boot == *m.boot_id) return "";
-  return what + " ran in boot " + boot.substr(0, 8) + ", before the machine's latest reboot";
+  return what + " ran in boot " + std::string(CutUtf8(boot, 8)) +
+         ", before the machine's latest reboot";
 }
 
 std::string PairText(const P2pResult& r) {

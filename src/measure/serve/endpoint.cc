@@ -35,7 +35,9 @@ Result<UrlParts> SplitUrl(std::string_view url) {
   p.explicit_port = !Part(u, CURLUPART_PORT).empty();
   p.path = Part(u, CURLUPART_PATH);
   p.query = Part(u, CURLUPART_QUERY) + Part(u, CURLUPART_FRAGMENT);
-  p.has_credentials = !Part(u, CURLUPART_USER).empty() || !Part(u, CURLUPART_PASSWORD).empty();
+  p.user = Part(u, CURLUPART_USER);
+  p.password = Part(u, CURLUPART_PASSWORD);
+  p.has_credentials = !p.user.empty() || !p.password.empty();
   curl_url_cleanup(u);
   return p;
 }
@@ -67,6 +69,8 @@ Result<Endpoint> ParseEndpoint(std::string_view url) {
   std::string prefix = authority_end == std::string::npos ? text : text.substr(0, authority_end);
   e.base = prefix + path;
   e.redacted = RedactUrl(e.base);
+  e.user = parts->user;
+  e.password = parts->password;
   return e;
 }
 

@@ -12,10 +12,11 @@
 namespace dossier::serve {
 
 struct Endpoint {
-  std::string base;      // "http://127.0.0.1:30000" (credentials kept: curl needs them)
-  std::string redacted;  // the same for printing and storing
-  std::string host;      // "127.0.0.1"
-  int port = 0;          // explicit or the scheme's default
+  std::string base;            // "http://127.0.0.1:30000" (credentials kept: curl needs them)
+  std::string redacted;        // the same for printing and storing
+  std::string user, password;  // credentials in the URL, to redact from what the server echoes
+  std::string host;            // "127.0.0.1"
+  int port = 0;                // explicit or the scheme's default
   std::string Url(std::string_view path) const { return base + std::string(path); }
   std::string RedactedUrl(std::string_view path) const { return redacted + std::string(path); }
 };
@@ -27,6 +28,7 @@ struct UrlParts {
   bool explicit_port = false;
   std::string path, query;  // path without the query; query without "?"
   bool has_credentials = false;
+  std::string user, password;  // as written (percent-encoded); for EchoRedactor, never printed
 };
 Result<UrlParts> SplitUrl(std::string_view url);  // error: libcurl's reason
 

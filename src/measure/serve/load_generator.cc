@@ -16,7 +16,7 @@ constexpr int kStartBatch = 16;
 // sends the body from our buffer).
 class Tracker : public StreamClient::Sink {
  public:
-  explicit Tracker(double timeout_s) : timeout_s_(timeout_s) {}
+  Tracker(double timeout_s, const EchoRedactor* echo) : timeout_s_(timeout_s), echo_(echo) {}
 
   struct Slot {
     RequestTrace trace;
@@ -40,6 +40,9 @@ class Tracker : public StreamClient::Sink {
   }
   void OnEnd(int64_t id, void* user, int64_t now_ns, long status, const TransferEnd& end) override {
     RequestResult r = static_cast<Slot*>(user)->trace.Finish(now_ns, status, end);
+    // The one place every failure text passes (HTTP error bodies, error events, transfer
+    // errors): what the server wrote is redacted before anything keeps or prints it.
+    if (echo_ && !r.failure.empty()) r.failure = echo_->Redact(r.failure);
     slots_.erase(id);
     if (r.ok) {
       ++completed_;
@@ -59,6 +62,7 @@ class Tracker : public StreamClient::Sink {
  private:
   std::unordered_map<int64_t, std::unique_ptr<Slot>> slots_;
   double timeout_s_;
+  const EchoRedactor* echo_;
 };
 
 }  // namespace
@@ -95,7 +99,7 @@ class LoadRun {
         n_(std::max<int64_t>(spec.num_prompts, 0)),
         open_loop_(spec.request_rate > 0),
         cap_(spec.concurrency > 0 ? spec.concurrency : INT64_MAX),
-        tracker_(spec.client.timeout_s) {}
+        tracker_(spec.client.timeout_s, spec.echo) {}
 
   Status Init() {
     if (open_loop_) offsets_ = PoissonOffsets(n_, spec_.request_rate, spec_.seed);

@@ -17,6 +17,7 @@
 
 #include "measure/serve/request_trace.h"
 #include "measure/serve/stream_client.h"
+#include "util/redact.h"
 #include "util/result.h"
 
 namespace dossier::serve {
@@ -30,6 +31,9 @@ struct LoadSpec {
   double duration_s = 0;    // > 0: no request starts after this many seconds
   uint64_t seed = 0;        // for the arrival times
   int64_t max_consecutive_failures = 0;  // > 0: stop sending after that many failures in a row
+  // What the server sends back (error bodies, error events) passes through this before it is
+  // kept in a result: a server or proxy that echoes the request must not make us store the key.
+  const EchoRedactor* echo = nullptr;
 };
 
 // One request to send: its JSON body and the dataset's idea of its prompt length.

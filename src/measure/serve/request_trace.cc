@@ -30,6 +30,11 @@ void RequestTrace::Fail(std::string reason) {
 bool RequestTrace::OnBody(int64_t now_ns, long status, std::string_view bytes) {
   if (stopped_) return false;
   status_ = status;
+  body_bytes_ += bytes.size();
+  if (body_bytes_ > kMaxResponseBytes) {
+    Fail("response larger than " + std::to_string(kMaxResponseBytes >> 20) + " MiB; stopped");
+    return false;
+  }
   if (error_body_.size() < kErrorBodyBytes) {
     error_body_.append(bytes.substr(0, kErrorBodyBytes - error_body_.size()));
   }

@@ -69,6 +69,10 @@ class RequestTrace {
   int64_t content_events() const { return static_cast<int64_t>(r_.token_ns.size()); }
 
   static constexpr size_t kErrorBodyBytes = 160;
+  // A response may hold this much at most: a server that streams without end (or a 1 GB
+  // answer) stops the request with a failure instead of growing the trace. 64 MiB is some
+  // 500,000 tokens of streamed JSON, beyond any output length a benchmark asks for.
+  static constexpr size_t kMaxResponseBytes = 64u << 20;
 
  private:
   void Fail(std::string reason);
@@ -77,6 +81,7 @@ class RequestTrace {
   double timeout_s_;
   SseParser sse_;
   long status_ = 0;
+  size_t body_bytes_ = 0;
   std::string error_body_;  // first bytes of a non-200 answer
   bool done_ = false;       // "[DONE]" seen
   bool finished_ = false;   // a finish_reason seen

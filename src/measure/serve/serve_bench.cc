@@ -1,6 +1,7 @@
 #include "measure/serve/serve_bench.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <random>
 
@@ -25,14 +26,24 @@ std::string RunLabel(int64_t concurrency, double rate) {
   return "c=" + std::to_string(concurrency);
 }
 
-Result<std::string> ResolveModel(const BenchOptions& o) {
+// The secrets this run sends: the API key and the URL's credentials, in every form a server
+// could echo them (util/redact.h).
+EchoRedactor EchoFor(const BenchOptions& o) {
+  EchoRedactor r;
+  r.AddSecret(o.api_key);
+  if (!o.endpoint.user.empty() || !o.endpoint.password.empty())
+    r.AddUrlCredentials(o.endpoint.user, o.endpoint.password);
+  return r;
+}
+
+Result<std::string> ResolveModel(const BenchOptions& o, const EchoRedactor& echo) {
   if (!o.model.empty()) return o.model;
   auto body = HttpGet(o.endpoint.Url("/v1/models"), o.api_key, kModelsTimeoutS);
   if (!body) {
     return Error::Io("cannot ask " + o.endpoint.RedactedUrl("/v1/models") +
-                     " for the model: " + body.error().message + " (or pass --model)");
+                     " for the model: " + echo.Redact(body.error().message) + " (or pass --model)");
   }
-  auto ids = ParseModelList(*body);
+  auto ids = ParseModelList(echo.Redact(*body));
   if (!ids) return Error::Io(ids.error().message + " (pass --model)");
   return ids->front();
 }
@@ -140,7 +151,8 @@ Result<ServeMeasurement> RunServeBench(const BenchOptions& o, const BenchHooks& 
     m.output_len = o.output_len;
   }
 
-  auto model = ResolveModel(o);
+  const EchoRedactor echo = EchoFor(o);
+  auto model = ResolveModel(o, echo);
   if (!model) return model.error();
   m.model = *model;
 
@@ -150,12 +162,25 @@ Result<ServeMeasurement> RunServeBench(const BenchOptions& o, const BenchHooks& 
         std::to_string(most_in_flight) + " connections; raise it with 'ulimit -n'");
   }
 
+  const auto started = std::chrono::steady_clock::now();
   for (size_t i = 0; i < plan.size(); ++i) {
     if (hooks.stop && hooks.stop->load()) break;
+    double left = o.deadline_s -
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (left <= 0) {
+      log("the --deadline of " + std::to_string(static_cast<int64_t>(o.deadline_s)) +
+          " s has passed; the remaining runs are not started");
+      m.interrupted = true;
+      break;
+    }
     auto [c, rate] = plan[i];
     int64_t n = o.num_prompts.value_or(DefaultNumPrompts(c, rate));
     ItemSource items = ItemsForRun(o, m.model, sharegpt, o.seed + i);
     LoadSpec spec = SpecForRun(o, i, c, rate, n);
+    spec.echo = &echo;
+    // The overall deadline bounds this run: no request starts after it, none waits past it.
+    spec.duration_s = spec.duration_s > 0 ? std::min(spec.duration_s, left) : left;
+    spec.client.timeout_s = std::min(spec.client.timeout_s, std::max(left, 0.001));
     std::string label = RunLabel(c, rate);
     log("run " + label + ": " + std::to_string(n) + " requests");
     auto outcome = RunLoad(
@@ -164,7 +189,7 @@ Result<ServeMeasurement> RunServeBench(const BenchOptions& o, const BenchHooks& 
           if (hooks.progress) hooks.progress(label, p);
         },
         hooks.stop);
-    if (!outcome) return outcome.error();
+    if (!outcome) return Error{outcome.error().kind, echo.Redact(outcome.error().message)};
     if (hooks.on_outcome) hooks.on_outcome(i, *outcome);
     ServeRun run = Summarize(*outcome, o.slo);
     if (open_loop) {
@@ -178,6 +203,11 @@ Result<ServeMeasurement> RunServeBench(const BenchOptions& o, const BenchHooks& 
       run.concurrency.Set(c, "");
     }
     m.runs.push_back(std::move(run));
+    if (std::chrono::steady_clock::now() - started >= std::chrono::duration<double>(o.deadline_s)) {
+      log("the --deadline has passed during run " + label + "; it stopped sending there");
+      m.interrupted = true;
+      break;
+    }
     if (outcome->interrupted) {
       m.interrupted = true;
       break;

@@ -38,6 +38,9 @@ struct BenchOptions {
   Slo slo;
   std::string slo_text;
   double timeout_s = 600;
+  // The whole benchmark: no request starts after it and none outlives it; what was measured by
+  // then is kept and the measurement is marked interrupted.
+  double deadline_s = 3600;
   Transport transport = Transport::kAuto;  // the HTTP client (stream_client.h)
   int64_t max_consecutive_failures = -1;   // -1: max(100, 2 x concurrency); 0: never stop
 };

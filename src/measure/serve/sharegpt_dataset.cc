@@ -1,5 +1,7 @@
 #include "measure/serve/sharegpt_dataset.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -11,7 +13,7 @@ namespace {
 using nlohmann::json;
 
 constexpr size_t kMaxTurnBytes = 1 << 20;
-constexpr size_t kMaxDepth = 64;
+constexpr size_t kMaxJsonNesting = 64;
 
 struct Pair {
   std::string prompt, answer;
@@ -89,7 +91,7 @@ class ShareGptSax {
     return false;
   }
   bool Push() {
-    if (++depth_ > kMaxDepth) return Fail("nested deeper than 64 levels");
+    if (++depth_ > kMaxJsonNesting) return Fail("nested deeper than 64 levels");
     if (depth_ >= key_.size()) key_.resize(depth_ + 1);
     key_[depth_].clear();
     return true;
@@ -133,10 +135,24 @@ int64_t EstimateTokens(size_t bytes) {
 
 Result<std::vector<Prompt>> LoadShareGpt(const std::string& path, int64_t n, uint64_t seed,
                                          std::optional<int64_t> output_len, ShareGptStats* stats) {
+  // Only a regular file: a directory opens as a stream that fails on the first read (nlohmann
+  // then throws), a FIFO would wait for a writer.
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0)
+    return Error::NotFound(path + ": cannot open the dataset file");
+  if (!S_ISREG(st.st_mode))
+    return Error::Invalid(path + ": " +
+                          (S_ISDIR(st.st_mode) ? "a directory" : "not a regular file") +
+                          "; --dataset takes a ShareGPT JSON file");
   std::ifstream in(path, std::ios::binary);
   if (!in) return Error::NotFound(path + ": cannot open the dataset file");
   ShareGptSax sax(n, seed, output_len);
-  bool ok = json::sax_parse(in, &sax);
+  bool ok = false;
+  try {
+    ok = json::sax_parse(in, &sax);
+  } catch (const json::exception& e) {
+    return Error::Invalid(path + ": not a ShareGPT JSON file (" + std::string(e.what()) + ")");
+  }
   if (!ok) return Error::Invalid(path + ": " + (sax.why_.empty() ? "not valid JSON" : sax.why_));
   if (!sax.top_is_list_) return Error::Invalid(path + ": not a list of conversations");
   if (stats) *stats = {sax.conversations_, sax.eligible_};

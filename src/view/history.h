@@ -1,13 +1,14 @@
 // What older records add to a view built from the newest collect of each machine: whether that
 // collect predates the machine's latest boot (a later measurement ran in another boot: every fact
 // stale), facts the newest collect could not read taken from older collects (marked stale), and
-// the changes since the previous boot (analyze/diff.h). Reads records already loaded; no I/O.
+// the newest collect of the previous boot, which the analysis compares against (analyze/diff.h).
+// Reads records already loaded; no I/O.
 #pragma once
 
 #include <vector>
 
-#include "model/view.h"
 #include "store/dossier_dir.h"
+#include "view/view.h"
 
 namespace dossier {
 

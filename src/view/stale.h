@@ -13,7 +13,7 @@ namespace dossier {
 // Marks every fact of m stale with `why` (facts already stale keep their own reason).
 void MarkAllStale(Machine* m, const std::string& why);
 
-// Fills every unknown fact of latest that older knows, at the same path (analyze/fact_paths.h),
+// Fills every unknown fact of latest that older knows, at the same path (model/fact_paths.h),
 // marking it stale with `why`. Returns how many facts were filled.
 int FillFromOlder(Machine* latest, const Machine& older, const std::string& why);
 

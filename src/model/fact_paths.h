@@ -108,4 +108,4 @@ std::map<std::string, FlatFact> Flatten(const T& obj);
 
 }  // namespace dossier
 
-#include "analyze/fact_paths_impl.h"
+#include "model/fact_paths_impl.h"

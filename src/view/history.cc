@@ -1,14 +1,15 @@
-#include "store/history.h"
+#include "view/history.h"
 
-#include "analyze/diff.h"
-#include "analyze/stale.h"
+#include "util/utf8.h"
+
 #include "model/json_io.h"
+#include "view/stale.h"
 
 namespace dossier {
 namespace {
 
 std::string Short(const std::string& boot) {
-  return boot.substr(0, 8);
+  return std::string(CutUtf8(boot, 8));
 }
 
 std::string FileName(const std::string& path) {
@@ -73,13 +74,14 @@ void AttachHistory(const std::vector<Record>& records, View* view) {
       older.emplace_back(*it, MachineFromJson((*it)->doc["machine"], &w));
     }
 
-    // Changes since the previous boot: against the newest collect of another boot.
+    // The previous boot: the newest collect of another boot, kept with the machine as collected
+    // so the changes since then are between two records, not between filled-in facts.
     for (const auto& [rec, m] : older) {
       std::string b = m.boot_id.value_or("");
       if (b.empty() || boot.empty() || b == boot) continue;
-      mv.changes = DiffRecords(m, mv.machine, *view);
-      mv.changes.from = {rec->file, rec->time, b};
-      mv.changes.to = {mv.record.file, mv.record.time, boot};
+      mv.previous =
+          PreviousBoot{{rec->file, rec->kind, rec->time, rec->doc.value("tool", "")}, b, m};
+      mv.as_collected = mv.machine;
       break;
     }
 

@@ -1,14 +1,16 @@
-// The view of a dossier with several records of a machine: changes since the previous boot,
-// facts taken from older records (stale), and a collect that predates the latest boot.
-#include "store/history.h"
+// The view of a dossier with several records of a machine: changes since the previous boot (which
+// the analysis computes from the previous boot the view keeps), facts taken from older records
+// (stale), and a collect that predates the latest boot.
+#include "view/history.h"
 
 #include <gtest/gtest.h>
 
 #include "../tests/model_builders.h"
 #include "../tests/temp_dir.h"
+#include "analyze/analysis.h"
 #include "model/json_io.h"
 #include "render/render.h"
-#include "store/load_view.h"
+#include "view/build_view.h"
 
 namespace dossier {
 namespace {
@@ -24,10 +26,16 @@ Machine Boot(Machine m, const std::string& boot) {
   return m;
 }
 
-const Finding* Find(const MachineView& mv, const std::string& id) {
-  for (const auto& f : mv.findings)
+const Finding* Find(const View& v, const MachineView& mv, const std::string& id) {
+  static Analysis a;  // kept alive for the pointer returned
+  a = Analyze(v);
+  for (const auto& f : a.Of(mv).findings)
     if (f.id == id) return &f;
   return nullptr;
+}
+
+std::string Md(const View& v) {
+  return RenderMarkdown(v, Analyze(v));
 }
 
 TEST(History, ReportSaysWhatChangedSinceThePreviousBoot) {
@@ -39,16 +47,20 @@ TEST(History, ReportSaysWhatChangedSinceThePreviousBoot) {
   ASSERT_TRUE(v.ok()) << v.error().message;
   ASSERT_EQ(v->machines.size(), 1u);
   const MachineView& mv = v->machines[0];
-  EXPECT_TRUE(mv.changes.rebooted);
-  EXPECT_NE(mv.changes.from.file.find("000001-collect-pve-host.json"), std::string::npos);
+  ASSERT_TRUE(mv.previous);
+  EXPECT_EQ(mv.previous->boot_id, "boot-a");
+  Analysis a = Analyze(*v);
+  const MachineDiff& changes = a.Of(mv).changes;
+  EXPECT_TRUE(changes.rebooted);
+  EXPECT_NE(changes.from.file.find("000001-collect-pve-host.json"), std::string::npos);
   size_t renumbered = 0;
-  for (const auto& c : mv.changes.changes) renumbered += c.kind == "iommu-renumbered";
+  for (const auto& c : changes.changes) renumbered += c.kind == "iommu-renumbered";
   EXPECT_EQ(renumbered, 8u);
   // The rule turns it into the seed story's blocking step.
-  const Finding* f = Find(mv, "iommu.groups-changed");
+  const Finding* f = Find(*v, mv, "iommu.groups-changed");
   ASSERT_NE(f, nullptr);
   EXPECT_NE(f->actions[0].step.find("0000:01:00.0 iommugroup=40"), std::string::npos);
-  std::string md = RenderMarkdown(*v);
+  std::string md = Md(*v);
   EXPECT_NE(md.find("#### Changes since the previous boot"), std::string::npos);
   EXPECT_NE(md.find("| iommu-renumbered | `IOMMU group 20` | group 20 | group 40 |"),
             std::string::npos);
@@ -75,12 +87,13 @@ TEST(History, FactsTheNewestCollectCouldNotReadComeFromAnOlderOneMarkedStale) {
       << port->acs.control.stale;
   EXPECT_NE(port->acs.control.stale.find("(needs root)"), std::string::npos);
   // The finding built on it says so.
-  const Finding* f = Find(v->machines[0], "pcie.acs-redirect");
+  const Finding* f = Find(*v, v->machines[0], "pcie.acs-redirect");
   ASSERT_NE(f, nullptr);
   EXPECT_FALSE(f->stale.empty());
-  EXPECT_NE(RenderMarkdown(*v).find("(stale: from the older record"), std::string::npos);
+  EXPECT_NE(Md(*v).find("(stale: from the older record"), std::string::npos);
   // No reboot in between: no "changes since the previous boot".
-  EXPECT_TRUE(v->machines[0].changes.from.file.empty());
+  EXPECT_FALSE(v->machines[0].previous);
+  EXPECT_TRUE(Analyze(*v).Of(v->machines[0]).changes.from.file.empty());
 }
 
 TEST(History, FactsFromAnEarlierBootSaySo) {
@@ -115,9 +128,9 @@ TEST(History, ACollectOlderThanTheLatestBootIsStaleThroughout) {
   const MachineView& mv = v->machines[0];
   EXPECT_NE(mv.stale.find("rebooted since"), std::string::npos) << mv.stale;
   EXPECT_NE(mv.machine.cpu.model.stale.find("before the latest reboot"), std::string::npos);
-  std::string md = RenderMarkdown(*v);
+  std::string md = Md(*v);
   EXPECT_NE(md.find("> **Stale:** collected in boot boot-a"), std::string::npos);
-  std::string json = RenderJson(*v);
+  std::string json = RenderJson(*v, Analyze(*v));
   EXPECT_NE(json.find("\"stale\": \"collected in boot boot-a, before the latest reboot\""),
             std::string::npos);
 }

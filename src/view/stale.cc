@@ -1,9 +1,9 @@
-#include "analyze/stale.h"
+#include "view/stale.h"
 
 #include <map>
 #include <typeinfo>
 
-#include "analyze/fact_paths.h"
+#include "model/fact_paths.h"
 
 namespace dossier {
 

@@ -1,4 +1,4 @@
-// Implementation of Flatten() (analyze/fact_paths.h): leaf values to text.
+// Implementation of Flatten() (model/fact_paths.h): leaf values to text.
 #pragma once
 
 #include <cstdio>

@@ -1,0 +1,49 @@
+#include "util/utf8.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+namespace dossier {
+namespace {
+
+TEST(Utf8, ValidTextPassesUnchanged) {
+  for (std::string s : {"", "plain", "Grüße", "日本語", "emoji \xF0\x9F\x98\x80", "nul\0x"}) {
+    EXPECT_TRUE(IsValidUtf8(s)) << s;
+    EXPECT_EQ(MakeValidUtf8(s), s);
+  }
+}
+
+TEST(Utf8, InvalidBytesBecomeVisibleEscapes) {
+  EXPECT_EQ(MakeValidUtf8("a\xff"
+                          "b"),
+            "a\\xffb");
+  EXPECT_EQ(MakeValidUtf8("\xc3"), "\\xc3");                             // a lead byte cut short
+  EXPECT_EQ(MakeValidUtf8("\xc0\xaf"), "\\xc0\\xaf");                    // overlong '/'
+  EXPECT_EQ(MakeValidUtf8("\xed\xa0\x80"), "\\xed\\xa0\\x80");           // a UTF-16 surrogate
+  EXPECT_EQ(MakeValidUtf8("\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80");  // above U+10FFFF
+  EXPECT_EQ(MakeValidUtf8("\x80x"), "\\x80x");                           // a lone continuation byte
+  for (std::string s : {"a\xff"
+                        "b",
+                        "\xc3", "\xe2\x82", "\xed\xa0\x80"}) {
+    std::string v = MakeValidUtf8(s);
+    EXPECT_TRUE(IsValidUtf8(v));
+    nlohmann::json j = v;
+    EXPECT_NO_THROW((void)j.dump());  // what aborted collect: type_error 316
+  }
+}
+
+TEST(Utf8, CutsFallOnCharacterBoundaries) {
+  std::string s =
+      "ab\xc3\xa9"
+      "cd";  // "abécd"
+  EXPECT_EQ(CutUtf8(s, 3), "ab");
+  EXPECT_EQ(CutUtf8(s, 4), "ab\xc3\xa9");
+  EXPECT_EQ(CutUtf8(s, 100), s);
+  std::string euro(3000, 'x');
+  for (int i = 0; i < 3000; ++i) euro += "\xe2\x82\xac";
+  for (size_t n = 0; n < 40; ++n) EXPECT_TRUE(IsValidUtf8(CutUtf8(euro, 3000 + n))) << n;
+}
+
+}  // namespace
+}  // namespace dossier

@@ -1,0 +1,413 @@
+// The standing adversarial suite: dossier used as an attacker or a careless user would use it.
+// Damaged machine trees (bytes that are not UTF-8, links that point out of the tree, FIFOs where
+// files should be), hostile servers on 127.0.0.1 that echo what they were sent (tests/
+// hostile_server.h; they stop by themselves), concurrent writers, notes files built to overflow
+// a recursive parser. Each test names the promise of ../shared/DESIGN.md ("Safety") it holds
+// dossier to; each failed before the fix it guards.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "measure/serve/endpoint.h"
+#include "measure/serve/serve_bench.h"
+#include "model/json_io.h"
+#include "store/notes_edit.h"
+#include "tests/fixture_trees.h"
+#include "tests/hostile_server.h"
+#include "tests/run_cli.h"
+#include "tests/temp_dir.h"
+#include "util/redact.h"
+#include "util/utf8.h"
+
+namespace dossier {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::CliResult;
+using testing::HostileServer;
+using testing::RunCli;
+using testing::Slurp;
+using testing::TempDir;
+
+// A private copy of a generated fixture tree, to damage.
+std::string CopyTree(const TempDir& t, const std::string& name = "seed-guest") {
+  std::string dst = t.path() + "/tree";
+  fs::copy(testing::FixtureTrees::Get().Path(name), dst,
+           fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  return dst;
+}
+
+void Put(const std::string& path, const std::string& content) {
+  fs::create_directories(fs::path(path).parent_path());
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << content;
+}
+
+// Every file under dir, concatenated: what a leak check greps.
+std::string AllFiles(const std::string& dir) {
+  std::string all;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.is_regular_file()) all += Slurp(e.path()) + "\n";
+  return all;
+}
+
+// A shell word holding raw bytes (printf's octal escapes), for argv that is not UTF-8.
+std::string Bytes(const std::string& printf_format) {
+  return "\"$(printf '" + printf_format + "')\"";
+}
+
+// --- 1. Invalid UTF-8 never aborts; it is shown as \xNN -----------------------------------------
+
+TEST(Adversarial, InvalidUtf8FromTheTreeArgvAndServersIsEscapedNotFatal) {
+  TempDir t;
+  std::string tree = CopyTree(t);
+  Put(tree + "/proc/cmdline", "BOOT_IMAGE=/vmlinuz root=/dev/sda1 note=\xff\xfe quiet\n");
+  std::string cpuinfo = Slurp(tree + "/proc/cpuinfo");
+  cpuinfo = std::regex_replace(cpuinfo, std::regex("model name\t: "), "model name\t: \xc3(bad) ");
+  Put(tree + "/proc/cpuinfo", cpuinfo);
+  // A server's argv with a stray byte and an environment value cut inside a character.
+  std::string cmdline = Slurp(tree + "/proc/2417/cmdline");
+  Put(tree + "/proc/2417/cmdline", cmdline + std::string("--served-model-name\0glm\xe9\0", 24));
+  std::string long_value(8191, 'a');
+  long_value += "\xe2\x82\xac\xe2\x82\xac";  // the 8,192-byte cut falls inside the first euro
+  std::string env = Slurp(tree + "/proc/2417/environ");
+  Put(tree + "/proc/2417/environ", env + "NCCL_DEBUG_SUBSYS=" + long_value + std::string(1, '\0'));
+  // Boot ids cut to 8 bytes in the report: a multi-byte character straddles byte 8.
+  Put(tree + "/proc/sys/kernel/random/boot_id", "a\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9-1\n");
+  std::string dossier = t.path() + "/d";
+  CliResult c1 = RunCli("collect --root " + tree + " --machine " + Bytes("m\\377x") +
+                        " --dossier " + dossier + " --quiet");
+  ASSERT_EQ(c1.code, 0) << c1.out;
+  Put(tree + "/proc/sys/kernel/random/boot_id", "b\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9-2\n");
+  CliResult c2 = RunCli("collect --root " + tree + " --machine " + Bytes("m\\377x") +
+                        " --dossier " + dossier + " --quiet");
+  ASSERT_EQ(c2.code, 0) << c2.out;
+
+  std::string records = AllFiles(dossier + "/records");
+  EXPECT_TRUE(IsValidUtf8(records));
+  EXPECT_NE(records.find("note=\\\\xff\\\\xfe"), std::string::npos);  // visible, JSON-escaped
+  EXPECT_NE(records.find("m\\\\xffx"), std::string::npos);
+  EXPECT_NE(records.find("glm\\\\xe9"), std::string::npos);
+  EXPECT_EQ(records.find("\xef\xbf\xbd"), std::string::npos) << "U+FFFD: a door was missed";
+
+  for (const char* format : {"json", "md"}) {
+    CliResult r = RunCli(std::string("report --format ") + format + " --dossier " + dossier);
+    ASSERT_EQ(r.code, 0) << r.out;
+    EXPECT_TRUE(IsValidUtf8(r.out)) << format;
+    if (std::string(format) == "json") {
+      size_t brace = r.out.find('{');
+      ASSERT_NE(brace, std::string::npos);
+      EXPECT_FALSE(nlohmann::json::parse(r.out.substr(brace), nullptr, false).is_discarded());
+    }
+  }
+  CliResult d = RunCli("diff --format json --dossier " + dossier);
+  EXPECT_EQ(d.code, 0) << d.out;
+  EXPECT_TRUE(IsValidUtf8(d.out));
+}
+
+TEST(Adversarial, InvalidUtf8InAUrlIsAUsageErrorNotAnAbort) {
+  CliResult r = RunCli("serve-bench " + Bytes("http://127.0.0.1:1/\\377") + " --timeout 1");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_TRUE(IsValidUtf8(r.out));
+}
+
+// --- 2. Secrets planted in every form never reach a record ---------------------------------------
+
+TEST(Adversarial, SecretsInAServersArgvAndEnvironmentNeverReachTheRecord) {
+  TempDir t;
+  std::string tree = CopyTree(t);
+  std::vector<std::string> argv = {"python3",
+                                   "-m",
+                                   "vllm.entrypoints.openai.api_server",
+                                   "--model",
+                                   "/models/GLM-5-NVFP4",
+                                   "-k",
+                                   "PLANT1-k",
+                                   "-H",
+                                   "Authorization: Bearer PLANT2-bearer",
+                                   "--header=X-Api-Key: PLANT3-header",
+                                   "--env=HF_TOKEN=PLANT4-env",
+                                   "--hf-overrides",
+                                   "{\"api_key\": \"PLANT5-json\"}",
+                                   "--url",
+                                   "https://u:PLANT6/pw%2F@h/x?X-Amz-Signature=PLANT7-sig",
+                                   "--max-total-tokens",
+                                   "4096"};
+  std::string cmd;
+  for (const auto& a : argv) cmd += a + std::string(1, '\0');
+  Put(tree + "/proc/2417/cmdline", cmd);
+  std::string env = Slurp(tree + "/proc/2417/environ");
+  env += std::string("VLLM_EXTRA_ARGS=--api-key PLANT8-extra") + '\0' +
+         "HF_HUB_AUTH=Bearer PLANT9-auth" + '\0' + "WANDB_API_KEY=PLANTA-wandb" + '\0' +
+         "TOKENIZERS_PARALLELISM=false" + '\0';
+  Put(tree + "/proc/2417/environ", env);
+  std::string dossier = t.path() + "/d";
+  CliResult r = RunCli("collect --root " + tree + " --dossier " + dossier + " --quiet");
+  ASSERT_EQ(r.code, 0) << r.out;
+  std::string all = AllFiles(dossier);
+  EXPECT_EQ(all.find("PLANT"), std::string::npos)
+      << all.substr(all.find("PLANT") == std::string::npos ? 0 : all.find("PLANT") - 200, 400);
+  EXPECT_NE(all.find("4096"), std::string::npos);  // look-alikes kept
+  EXPECT_NE(all.find("TOKENIZERS_PARALLELISM"), std::string::npos);
+  CliResult md = RunCli("collect --root " + tree + " --format md");
+  EXPECT_EQ(md.out.find("PLANT"), std::string::npos);
+}
+
+// --- 3. A server that echoes the request cannot make serve-bench print or store the key --------
+
+serve::BenchOptions EchoOptions(const HostileServer& s, bool with_model) {
+  serve::BenchOptions o;
+  o.endpoint = *serve::ParseEndpoint(s.base_url("alice:p%40ss-PLANTURL"));
+  o.api_key = "sk-PLANTKEY-0123456789";
+  o.concurrency = {1};
+  o.num_prompts = 2;
+  o.input_len = 8;
+  o.output_len = 4;
+  o.timeout_s = 5;
+  o.max_consecutive_failures = 0;
+  if (with_model) o.model = "m";
+  return o;
+}
+
+void ExpectNoSecret(const std::string& text) {
+  EXPECT_EQ(text.find("PLANT"), std::string::npos) << text;
+  EXPECT_EQ(text.find(Base64("alice:p@ss-PLANTURL")), std::string::npos) << text;
+  EXPECT_EQ(text.find("sk-PLANT"), std::string::npos) << text;
+}
+
+TEST(Adversarial, EchoedKeyAndCredentialsAreRedactedInFailuresErrorsAndModel) {
+  for (auto behaviour : {HostileServer::kEcho401, HostileServer::kEchoErrorEvent}) {
+    HostileServer server(behaviour);
+    auto m = serve::RunServeBench(EchoOptions(server, /*with_model=*/true), {});
+    ASSERT_TRUE(m) << m.error().message;
+    ASSERT_FALSE(server.heads().empty());
+    // The server did see the secrets (so the test is not vacuous)…
+    EXPECT_NE(server.heads()[0].find("PLANTKEY"), std::string::npos);
+    // …and none of them comes back out.
+    std::string stored = DumpJson(ServeToJson(*m), 1);
+    ExpectNoSecret(stored);
+    ASSERT_FALSE(m->runs.empty());
+    EXPECT_FALSE(m->runs[0].failures.empty()) << stored;
+  }
+  {
+    HostileServer server(HostileServer::kEcho401);  // /v1/models answers with the echo too
+    auto m = serve::RunServeBench(EchoOptions(server, /*with_model=*/false), {});
+    ASSERT_FALSE(m);
+    ExpectNoSecret(m.error().message);
+  }
+  {
+    HostileServer server(HostileServer::kEchoModels);  // the model id is the Authorization
+    auto m = serve::RunServeBench(EchoOptions(server, /*with_model=*/false), {});
+    if (m) ExpectNoSecret(DumpJson(ServeToJson(*m), 1));
+    if (!m) ExpectNoSecret(m.error().message);
+  }
+}
+
+TEST(Adversarial, EchoedKeyNeverReachesTheTerminalOrTheDossier) {
+  HostileServer server(HostileServer::kEcho401);
+  TempDir t;
+  std::string dossier = t.path() + "/d";
+  CliResult r = RunCli("serve-bench " + server.base_url("alice:p%40ss-PLANTURL") +
+                       " --model m --concurrency 1 --num-prompts 2 --input-len 8 --output-len 4"
+                       " --timeout 5 --api-key sk-PLANTKEY-0123456789 --dossier " +
+                       dossier);
+  ExpectNoSecret(r.out);
+  if (fs::exists(dossier)) ExpectNoSecret(AllFiles(dossier));
+}
+
+// --- Bounds: a response without end is cut; a dead server cannot hold serve-bench past --deadline
+
+TEST(Adversarial, AnEndlessResponseIsCutNotHeld) {
+  HostileServer server(HostileServer::kEndlessBody);
+  serve::BenchOptions o = EchoOptions(server, /*with_model=*/true);
+  o.api_key.clear();
+  o.endpoint = *serve::ParseEndpoint(server.base_url());
+  o.num_prompts = 1;
+  o.timeout_s = 60;
+  auto m = serve::RunServeBench(o, {});
+  ASSERT_TRUE(m) << m.error().message;
+  ASSERT_EQ(m->runs.size(), 1u);
+  std::string stored = DumpJson(ServeToJson(*m), 1);
+  EXPECT_NE(stored.find("response larger than 64 MiB"), std::string::npos) << stored;
+}
+
+TEST(Adversarial, ASilentServerEndsAtTheDeadlineWithWhatWasMeasured) {
+  HostileServer server(HostileServer::kSilent, /*lifetime_s=*/20);
+  serve::BenchOptions o = EchoOptions(server, /*with_model=*/true);
+  o.api_key.clear();
+  o.endpoint = *serve::ParseEndpoint(server.base_url());
+  o.concurrency = {1, 2, 4};
+  o.timeout_s = 600;  // per request: the deadline must bound it, not this
+  o.deadline_s = 1;
+  auto m = serve::RunServeBench(o, {});
+  ASSERT_TRUE(m) << m.error().message;
+  EXPECT_TRUE(m->interrupted);
+  EXPECT_LT(m->runs.size(), 3u);
+}
+
+// --- 4. Concurrent note edits keep every entry; a person's edit is never overwritten -----------
+
+TEST(Adversarial, TenParallelNoteEditsKeepTenEntries) {
+  TempDir t;
+  std::string dossier = t.path() + "/d";
+  std::vector<pid_t> pids;
+  for (int i = 0; i < 10; ++i) {
+    pid_t p = ::fork();
+    if (p == 0) {
+      std::string what = "attempt " + std::to_string(i);
+      ::execl(DOSSIER_BINARY, "dossier", "note", "--dossier", dossier.c_str(), "tried",
+              what.c_str(), static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    pids.push_back(p);
+  }
+  for (pid_t p : pids) {
+    int st = 0;
+    ::waitpid(p, &st, 0);
+    EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+  }
+  std::string notes = Slurp(dossier + "/notes.toml");
+  size_t n = 0;
+  for (size_t at = notes.find("[[tried]]"); at != std::string::npos;
+       at = notes.find("[[tried]]", at + 1))
+    ++n;
+  EXPECT_EQ(n, 10u) << notes;
+  for (int i = 0; i < 10; ++i)
+    EXPECT_NE(notes.find("attempt " + std::to_string(i) + "\""), std::string::npos) << i;
+}
+
+TEST(Adversarial, AnEditMadeWhileNoteRunsIsNeverClobbered) {
+  TempDir t;
+  std::string path = t.path() + "/notes.toml";
+  Put(path, "[goal]\ntext = \"fast\"\n");
+  auto ed = NotesEditor::Open(path);
+  ASSERT_TRUE(ed) << ed.error().message;
+  ASSERT_TRUE(ed->Append("tried", {{"what", std::string("x")}}));
+  // A person saves from an editor meanwhile (same size, so only the content tells).
+  Put(path, "[goal]\ntext = \"FAST\"\n");
+  auto saved = ed->Save();
+  ASSERT_FALSE(saved);
+  EXPECT_NE(saved.error().message.find("changed since it was read"), std::string::npos);
+  EXPECT_EQ(Slurp(path), "[goal]\ntext = \"FAST\"\n");
+}
+
+// --- 5. Notes built to overflow a recursive parser: an error naming the line ------------------
+
+TEST(Adversarial, DeepNotesAreRefusedWithTheLineNotACrash) {
+  TempDir t;
+  std::string dossier = t.path() + "/d";
+  fs::create_directories(dossier);
+  std::string key = "a";
+  for (int i = 0; i < 40000; ++i) key += ".a";
+  std::string arrays = "x = " + std::string(5000, '[') + std::string(5000, ']') + "\n";
+  std::string tables = "y = " + std::string(5000, '{') + "\n";
+  for (const std::string& body : {key + " = 1\n", arrays, "[" + key + "]\n", tables}) {
+    Put(dossier + "/notes.toml", "# notes\n\n" + body);
+    for (const char* cmd : {"note show", "note tried x", "report"}) {
+      CliResult r = RunCli(std::string(cmd) + " --dossier " + dossier);
+      EXPECT_EQ(r.code, 2) << cmd << ": " << r.out.substr(0, 300);
+      EXPECT_NE(r.out.find("notes.toml:3:"), std::string::npos)
+          << cmd << ": " << r.out.substr(0, 300);
+    }
+  }
+}
+
+// --- 6. --root: a link to / inside the tree is the tree's root, never this machine's ----------
+
+TEST(Adversarial, ProcRootLinkToSlashStaysInsideTheTree) {
+  TempDir t;
+  std::string tree = CopyTree(t);
+  // A model directory that exists only on the machine running the test, outside the tree.
+  TempDir host;
+  Put(host.path() + "/model/config.json",
+      "{\"architectures\": [\"HostOnlyLeakArch\"], \"model_type\": \"leak\"}");
+  std::string cmd;
+  for (std::string a : {"python3", "-m", "sglang.launch_server", "--model-path"}) cmd += a + '\0';
+  cmd += host.path() + "/model" + std::string(1, '\0');
+  Put(tree + "/proc/2417/cmdline", cmd);
+  // The server runs in another mount namespace whose root link points at "/".
+  fs::create_directories(tree + "/proc/2417/ns");
+  fs::create_directories(tree + "/proc/self/ns");
+  fs::create_symlink("mnt:[4026532000]", tree + "/proc/2417/ns/mnt");
+  fs::create_symlink("mnt:[4026531840]", tree + "/proc/self/ns/mnt");
+  fs::remove(tree + "/proc/2417/root");
+  fs::create_symlink("/", tree + "/proc/2417/root");
+  CliResult r = RunCli("collect --root " + tree + " --format json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(r.out.find("HostOnlyLeakArch"), std::string::npos);
+  EXPECT_EQ(r.out.find("\"leak\""), std::string::npos);
+}
+
+// --- Also: FIFOs, empty paths ------------------------------------------------------------------
+
+// A command that must finish: run under timeout(1), so a hang fails the test instead of CI.
+CliResult RunBounded(const std::string& args) {
+  return RunCli("--version >/dev/null; timeout 20 " + std::string(DOSSIER_BINARY) + " " + args);
+}
+
+TEST(Adversarial, FifosAreRefusedNotWaitedOn) {
+  TempDir t;
+  std::string dossier = t.path() + "/d";
+  fs::create_directories(dossier + "/records");
+  ASSERT_EQ(::mkfifo((dossier + "/notes.toml").c_str(), 0644), 0);
+  CliResult n = RunBounded("note show --dossier " + dossier);
+  EXPECT_EQ(n.code, 2) << n.out;
+  EXPECT_NE(n.out.find("not a regular file"), std::string::npos) << n.out;
+  fs::remove(dossier + "/notes.toml");
+
+  std::string tree = CopyTree(t);
+  ASSERT_EQ(RunBounded("collect --root " + tree + " --dossier " + dossier + " --quiet").code, 0);
+  ASSERT_EQ(::mkfifo((dossier + "/records/000099-collect-fifo.json").c_str(), 0644), 0);
+  fs::create_directories(dossier + "/records/000100-collect-dir.json");
+  CliResult r = RunBounded("report --dossier " + dossier);
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("not a regular file"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("is a directory"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("larger than 256 MiB"), std::string::npos) << r.out;
+
+  // FIFOs inside the tree: a /proc file and the PCI name database.
+  fs::remove(tree + "/proc/cpuinfo");
+  ASSERT_EQ(::mkfifo((tree + "/proc/cpuinfo").c_str(), 0644), 0);
+  fs::create_directories(tree + "/usr/share/misc");
+  fs::remove(tree + "/usr/share/misc/pci.ids");
+  ASSERT_EQ(::mkfifo((tree + "/usr/share/misc/pci.ids").c_str(), 0644), 0);
+  CliResult c = RunBounded("collect --root " + tree + " --format md");
+  EXPECT_EQ(c.code, 0) << c.out.substr(0, 500);
+}
+
+TEST(Adversarial, EmptyPathsAreUsageErrors) {
+  TempDir t;
+  for (std::string args : {"collect --dossier '' --root /nonexistent-root", "report --dossier ''",
+                           "note --dossier '' tried x", "collect --root ''", "diff --dossier ''"}) {
+    CliResult r = RunCli(args);
+    EXPECT_EQ(r.code, 2) << args << ": " << r.out;
+    EXPECT_NE(r.out.find("empty"), std::string::npos) << args << ": " << r.out;
+  }
+}
+
+TEST(Adversarial, ServeBenchFlagsOutsideTheirRangeAreUsageErrors) {
+  TempDir t;
+  fs::create_directories(t.path() + "/dataset-dir");
+  const std::string base = "serve-bench http://127.0.0.1:1 --model m --no-store ";
+  for (std::string flags :
+       {"--timeout nan", "--timeout inf", "--timeout 1e-300", "--timeout ''",
+        "--request-rate 1e-300", "--request-rate nan", "--request-rate ''", "--concurrency ''",
+        "--duration nan", "--deadline 0", "--deadline inf", "--api-key ''", "--model ''",
+        "--slo ''", "--dataset " + t.path() + "/dataset-dir"}) {
+    CliResult r = RunBounded(base + flags);
+    EXPECT_EQ(r.code, 2) << flags << ": " << r.out;
+    EXPECT_EQ(r.out.find("terminate called"), std::string::npos) << flags << ": " << r.out;
+  }
+}
+
+}  // namespace
+}  // namespace dossier
