@@ -14,6 +14,22 @@
 #include "util/text.h"
 #include "util/utf8.h"
 #include "view/build_view.h"
+// #16's entries
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "fs/root_fs.h"
+#include "measure/serve/local_server.h"
+#include "measure/serve/openai_protocol.h"
+#include "measure/serve/sharegpt_dataset.h"
+#include "probe/inference_env.h"
+#include "probe/model_config.h"
+#include "probe/pci_config.h"
+#include "probe/pci_problems.h"
+#include "probe/python_envs.h"
+#include "probe/server_cmdline.h"
 
 namespace dossier::fuzz {
 namespace {
@@ -119,6 +135,99 @@ void RedactPlanted(const uint8_t* d, size_t n) {
   if (env.find(secret) != std::string::npos) __builtin_trap();
 }
 
+// --- #16: the parsers of foreign text the probes and serve-bench read -------------------------
+// (one entry each; corpora under tests/corpus/<name>/ hold real samples from the fixture trees)
+
+// A PCI device's config file as sysfs gives it: 64, 256 or 4096 bytes, or anything.
+void PciConfigSpace(const uint8_t* d, size_t n) {
+  std::string_view s = View(d, n);
+  (void)DecodePciConfig(s, "/fuzz/config");
+  (void)WalkPciCapabilities(s);
+  (void)WalkPciExtendedCapabilities(s);
+}
+
+// A kernel log: a dmesg/kern.log text, and the same bytes as /dev/kmsg records.
+void KernelLog(const uint8_t* d, size_t n) {
+  std::string_view s = View(d, n);
+  PciProblemScanner text, kmsg;
+  text.AddText(s);
+  size_t at = 0;
+  while (at < s.size()) {
+    size_t nl = s.find('\n', at);
+    std::string_view rec = s.substr(at, nl == std::string_view::npos ? s.size() - at : nl - at);
+    kmsg.AddKmsgRecord(rec);
+    (void)PciAddressIn(StripLogPrefix(rec));
+    at = nl == std::string_view::npos ? s.size() : nl + 1;
+  }
+}
+
+// A model's config.json and hf_quant_config.json (the same bytes read as each).
+void ModelConfigFiles(const uint8_t* d, size_t n) {
+  std::string_view s = View(d, n);
+  ModelConfig mc;
+  ParseModelConfigText(s, "/fuzz/config.json", &mc);
+  ModelQuantization q;
+  ParseHfQuantConfigText(s, "/fuzz/hf_quant_config.json", &q);
+}
+
+// A *.dist-info/METADATA file (RFC 822 style headers, then the long description).
+void DistInfoMetadata(const uint8_t* d, size_t n) {
+  auto h = ParsePackageHeader(View(d, n));
+  if (h.name) (void)IsInferencePackage(NormalizePackageName(*h.name));
+  (void)ParseDistDirName(View(d, n));
+}
+
+// /proc/PID/cmdline, environ and stat: the same bytes read as each, and the argv as the servers
+// probe reads it (engine, flags, model argument).
+void ProcFiles(const uint8_t* d, size_t n) {
+  std::string_view s = View(d, n);
+  std::vector<std::string> argv = SplitNul(s);
+  if (auto e = DetectEngine(argv)) {
+    ParsedArgs a = ParseServerArgs(argv, e->args_begin, e->positional_model);
+    (void)ModelArgument(e->engine, a);
+  }
+  (void)RenamedWorkerEngine(argv);
+  (void)ParseServerArgs(argv, 0, false);
+  (void)ParseEnviron(s);
+  (void)ParseStatPpid(s);
+}
+
+// A file in a temporary directory of this process, for parsers that read paths.
+std::string FuzzFile(const std::string& rel, std::string_view content) {
+  static const std::string dir = [] {
+    std::string t = (std::filesystem::temp_directory_path() / "dossier-fuzz-XXXXXX").string();
+    return std::string(::mkdtemp(t.data()) ? t : "/tmp");
+  }();
+  std::filesystem::path p = std::filesystem::path(dir) / rel;
+  std::filesystem::create_directories(p.parent_path());
+  std::ofstream(p, std::ios::binary | std::ios::trunc)
+      .write(content.data(), static_cast<std::streamsize>(content.size()));
+  return dir;
+}
+
+// A ShareGPT dataset file (serve-bench --dataset).
+void ShareGptFile(const uint8_t* d, size_t n) {
+  std::string dir = FuzzFile("sharegpt.json", View(d, n));
+  (void)serve::LoadShareGpt(dir + "/sharegpt.json", 8, 1, std::nullopt);
+  (void)serve::LoadShareGpt(dir + "/sharegpt.json", 3, 2, 16);
+}
+
+// A GET /v1/models answer.
+void ModelsAnswer(const uint8_t* d, size_t n) {
+  (void)serve::ParseModelList(View(d, n));
+}
+
+// /proc/net/tcp as serve-bench reads it to find the local server listening on a port.
+void ProcNetTcp(const uint8_t* d, size_t n) {
+  std::string dir = FuzzFile("proc/net/tcp", View(d, n));
+  FuzzFile("proc/net/tcp6", View(d, n));
+  RootFs fs(dir);
+  (void)serve::FindLocalServer(fs, 8000);
+  (void)serve::FindLocalServer(fs, 30000);
+}
+
+// --- end of #16's entries ---------------------------------------------------------------------
+
 }  // namespace
 
 const std::vector<FuzzEntry>& FuzzEntries() {
@@ -130,6 +239,15 @@ const std::vector<FuzzEntry>& FuzzEntries() {
       {"notes", NotesFile},
       {"record_report", RecordReport},
       {"redact_planted", RedactPlanted},
+      // #16
+      {"pci_config", PciConfigSpace},
+      {"kernel_log", KernelLog},
+      {"model_config", ModelConfigFiles},
+      {"dist_info", DistInfoMetadata},
+      {"proc", ProcFiles},
+      {"sharegpt", ShareGptFile},
+      {"v1_models", ModelsAnswer},
+      {"proc_net_tcp", ProcNetTcp},
   };
   return kEntries;
 }
