@@ -15,12 +15,20 @@
 #include "util/utf8.h"
 #include "view/build_view.h"
 // #16's entries
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <thread>
 
 #include <filesystem>
 #include <fstream>
 
 #include "fs/root_fs.h"
+#include "measure/serve/load_generator.h"
 #include "measure/serve/local_server.h"
 #include "measure/serve/openai_protocol.h"
 #include "measure/serve/sharegpt_dataset.h"
@@ -226,6 +234,53 @@ void ProcNetTcp(const uint8_t* d, size_t n) {
   (void)serve::FindLocalServer(fs, 30000);
 }
 
+// An HTTP response as the native client frames it (libhttp-parser, then the stream's events):
+// a loopback server answers one request with the input's bytes and closes. Short timeouts, so
+// an input that never completes a response costs 50 ms.
+void HttpResponse(const uint8_t* d, size_t n) {
+  int lfd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  if (lfd < 0 || ::bind(lfd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
+      ::listen(lfd, 4) != 0 || ::getsockname(lfd, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
+    if (lfd >= 0) ::close(lfd);
+    return;
+  }
+  std::string answer(reinterpret_cast<const char*>(d), n);
+  std::thread server([lfd, answer] {
+    pollfd p{lfd, POLLIN, 0};
+    if (::poll(&p, 1, 1000) <= 0) return;
+    int c = ::accept4(lfd, nullptr, nullptr, SOCK_CLOEXEC);
+    if (c < 0) return;
+    char buf[4096];
+    std::string req;
+    while (req.find("\r\n\r\n") == std::string::npos) {  // the head; the body is small
+      pollfd q{c, POLLIN, 0};
+      if (::poll(&q, 1, 200) <= 0) break;
+      ssize_t r = ::recv(c, buf, sizeof buf, 0);
+      if (r <= 0) break;
+      req.append(buf, static_cast<size_t>(r));
+    }
+    for (size_t off = 0; off < answer.size();) {
+      ssize_t w = ::send(c, answer.data() + off, answer.size() - off, MSG_NOSIGNAL);
+      if (w <= 0) break;
+      off += static_cast<size_t>(w);
+    }
+    ::close(c);
+  });
+  serve::LoadSpec spec;
+  spec.url = "http://127.0.0.1:" + std::to_string(ntohs(a.sin_port)) + "/v1/completions";
+  spec.client.transport = serve::Transport::kNative;
+  spec.client.timeout_s = 0.05;
+  spec.client.connect_timeout_s = 0.5;
+  std::vector<serve::LoadItem> items = {{R"({"model":"m","prompt":"a b","max_tokens":2})", 2}};
+  (void)serve::RunLoad(spec, serve::Cycle(items), {}, nullptr);
+  server.join();
+  ::close(lfd);
+}
+
 // --- end of #16's entries ---------------------------------------------------------------------
 
 }  // namespace
@@ -248,6 +303,7 @@ const std::vector<FuzzEntry>& FuzzEntries() {
       {"sharegpt", ShareGptFile},
       {"v1_models", ModelsAnswer},
       {"proc_net_tcp", ProcNetTcp},
+      {"http_response", HttpResponse},
   };
   return kEntries;
 }
