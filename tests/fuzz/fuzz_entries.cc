@@ -201,21 +201,38 @@ void ProcFiles(const uint8_t* d, size_t n) {
 }
 
 // A file in a temporary directory of this process, for parsers that read paths.
-std::string FuzzFile(const std::string& rel, std::string_view content) {
-  static const std::string dir = [] {
+// A file in a temporary directory of this process (removed at exit), for parsers that read
+// paths; returns the directory, or "" when none could be made.
+class FuzzDir {
+ public:
+  FuzzDir() {
     std::string t = (std::filesystem::temp_directory_path() / "dossier-fuzz-XXXXXX").string();
-    return std::string(::mkdtemp(t.data()) ? t : "/tmp");
-  }();
-  std::filesystem::path p = std::filesystem::path(dir) / rel;
+    if (::mkdtemp(t.data())) path_ = t;
+  }
+  ~FuzzDir() {
+    std::error_code ec;
+    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+std::string FuzzFile(const std::string& rel, std::string_view content) {
+  static const FuzzDir dir;
+  if (dir.path().empty()) return "";
+  std::filesystem::path p = std::filesystem::path(dir.path()) / rel;
   std::filesystem::create_directories(p.parent_path());
   std::ofstream(p, std::ios::binary | std::ios::trunc)
       .write(content.data(), static_cast<std::streamsize>(content.size()));
-  return dir;
+  return dir.path();
 }
 
 // A ShareGPT dataset file (serve-bench --dataset).
 void ShareGptFile(const uint8_t* d, size_t n) {
   std::string dir = FuzzFile("sharegpt.json", View(d, n));
+  if (dir.empty()) return;
   (void)serve::LoadShareGpt(dir + "/sharegpt.json", 8, 1, std::nullopt);
   (void)serve::LoadShareGpt(dir + "/sharegpt.json", 3, 2, 16);
 }
@@ -228,6 +245,7 @@ void ModelsAnswer(const uint8_t* d, size_t n) {
 // /proc/net/tcp as serve-bench reads it to find the local server listening on a port.
 void ProcNetTcp(const uint8_t* d, size_t n) {
   std::string dir = FuzzFile("proc/net/tcp", View(d, n));
+  if (dir.empty()) return;
   FuzzFile("proc/net/tcp6", View(d, n));
   RootFs fs(dir);
   (void)serve::FindLocalServer(fs, 8000);
