@@ -310,7 +310,8 @@ TEST(Adversarial, DeepNotesAreRefusedWithTheLineNotACrash) {
   for (int i = 0; i < 40000; ++i) key += ".a";
   std::string arrays = "x = " + std::string(5000, '[') + std::string(5000, ']') + "\n";
   std::string tables = "y = " + std::string(5000, '{') + "\n";
-  for (const std::string& body : {key + " = 1\n", arrays, "[" + key + "]\n", tables}) {
+  for (const std::string& body :
+       std::vector<std::string>{key + " = 1\n", arrays, "[" + key + "]\n", tables}) {
     Put(dossier + "/notes.toml", "# notes\n\n" + body);
     for (const char* cmd : {"note show", "note tried x", "report"}) {
       CliResult r = RunCli(std::string(cmd) + " --dossier " + dossier);
@@ -386,8 +387,9 @@ TEST(Adversarial, FifosAreRefusedNotWaitedOn) {
 
 TEST(Adversarial, EmptyPathsAreUsageErrors) {
   TempDir t;
-  for (std::string args : {"collect --dossier '' --root /nonexistent-root", "report --dossier ''",
-                           "note --dossier '' tried x", "collect --root ''", "diff --dossier ''"}) {
+  for (std::string args : std::vector<std::string>{
+           "collect --dossier '' --root /nonexistent-root", "report --dossier ''",
+           "note --dossier '' tried x", "collect --root ''", "diff --dossier ''"}) {
     CliResult r = RunCli(args);
     EXPECT_EQ(r.code, 2) << args << ": " << r.out;
     EXPECT_NE(r.out.find("empty"), std::string::npos) << args << ": " << r.out;
@@ -398,11 +400,11 @@ TEST(Adversarial, ServeBenchFlagsOutsideTheirRangeAreUsageErrors) {
   TempDir t;
   fs::create_directories(t.path() + "/dataset-dir");
   const std::string base = "serve-bench http://127.0.0.1:1 --model m --no-store ";
-  for (std::string flags :
-       {"--timeout nan", "--timeout inf", "--timeout 1e-300", "--timeout ''",
-        "--request-rate 1e-300", "--request-rate nan", "--request-rate ''", "--concurrency ''",
-        "--duration nan", "--deadline 0", "--deadline inf", "--api-key ''", "--model ''",
-        "--slo ''", "--dataset " + t.path() + "/dataset-dir"}) {
+  for (std::string flags : std::vector<std::string>{
+           "--timeout nan", "--timeout inf", "--timeout 1e-300", "--timeout ''",
+           "--request-rate 1e-300", "--request-rate nan", "--request-rate ''", "--concurrency ''",
+           "--duration nan", "--deadline 0", "--deadline inf", "--api-key ''", "--model ''",
+           "--slo ''", "--dataset " + t.path() + "/dataset-dir"}) {
     CliResult r = RunBounded(base + flags);
     EXPECT_EQ(r.code, 2) << flags << ": " << r.out;
     EXPECT_EQ(r.out.find("terminate called"), std::string::npos) << flags << ": " << r.out;
