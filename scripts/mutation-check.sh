@@ -5,6 +5,8 @@
 # is reported stale (update the list to the code as it is). Exit 0 only when all were killed.
 #
 # usage: scripts/mutation-check.sh [ID…]       (default: every mutation of the list)
+#        scripts/mutation-check.sh --check-list  (seconds, no build: is every mutation's text
+#                                                 still in its file? CI runs this one)
 # env:   MUTATION_DIR (default build-mutation: the source copy and its build, kept between runs
 #        so a second run is incremental), JOBS (ninja -j, default 1), TEST_TIMEOUT (s, default 900),
 #        MUTATION_UNITY=ON and MUTATION_FLAGS=release: the build of scripts/build.sh instead (unity
@@ -23,6 +25,39 @@ test_timeout=${TEST_TIMEOUT:-900}
 src=$work/src
 bld=$work/build
 start=$(date +%s)
+
+if [ "${1:-}" = --check-list ]; then
+  python3 - "$list" <<'PY'
+import sys
+path = sys.argv[1]
+muts, cur = [], None
+for n, line in enumerate(open(path, encoding="utf-8"), 1):
+    line = line.rstrip("\n")
+    if not line.strip() or line.startswith("#"):
+        continue
+    if line.startswith("[") and line.endswith("]"):
+        cur = {"id": line[1:-1], "line": n}
+        muts.append(cur)
+        continue
+    key, sep, val = line.partition(": ")
+    if cur is None or not sep:
+        sys.exit(f"{path}:{n}: expected [id] or key: value")
+    cur[key] = val
+stale = []
+for m in muts:
+    try:
+        count = open(m["file"], encoding="utf-8").read().count(m["from"])
+    except (OSError, KeyError):
+        count = 0
+    if count != 1:
+        stale.append(f"{path}:{m['line']}: [{m['id']}] '{m.get('from')}' occurs {count} times in {m.get('file')}")
+print(f"mutation list: {len(muts)} mutations, {len(stale)} stale", file=sys.stderr)
+for s in stale:
+    print("  " + s, file=sys.stderr)
+sys.exit(1 if stale else 0)
+PY
+  exit $?
+fi
 
 # A copy of the tracked and untracked (not ignored) files: the checkout itself is never mutated,
 # so an interrupted run leaves nothing behind. Files already there and equal are left alone
