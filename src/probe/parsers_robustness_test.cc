@@ -20,7 +20,7 @@
 namespace dossier {
 namespace {
 
-std::string Nul(std::initializer_list<std::string> words) {
+std::string RobustNul(std::initializer_list<std::string> words) {
   std::string out;
   for (const auto& w : words) out += w + '\0';
   return out;
@@ -251,11 +251,11 @@ TEST(ParsersRobustness, MetadataVariants) {
 
 TEST(ParsersRobustness, CmdlineEnvironStatVariants) {
   const std::string bases[] = {
-      Nul({"/opt/venv/bin/python3", "-m", "sglang.launch_server", "--model-path", "/m", "--api-key",
+      RobustNul({"/opt/venv/bin/python3", "-m", "sglang.launch_server", "--model-path", "/m", "--api-key",
            "sk-SECRET", "--tp=8", "--cuda-graph-bs", "1", "2", "--", "x"}),
-      Nul({"/usr/bin/python3", "/usr/local/bin/vllm", "serve", "org/m", "--api-key=sk-SECRET"}),
-      Nul({"trtllm-serve", "serve", "--tp_size", "8", "/m", "--token", "sk-SECRET"}),
-      Nul({"sglang::scheduler_TP0"}),
+      RobustNul({"/usr/bin/python3", "/usr/local/bin/vllm", "serve", "org/m", "--api-key=sk-SECRET"}),
+      RobustNul({"trtllm-serve", "serve", "--tp_size", "8", "/m", "--token", "sk-SECRET"}),
+      RobustNul({"sglang::scheduler_TP0"}),
   };
   unsigned seed = 21;
   for (const auto& base : bases) {

@@ -167,6 +167,22 @@ Status NotesEditor::SetField(const std::string& section, size_t index, const Not
     const auto& r = old->source();
     size_t b = Offset(t, r.begin.line, r.begin.column), e = Offset(t, r.end.line, r.end.column);
     t.replace(b, e - b, value);
+  } else if (entry->is_inline()) {
+    // An entry written as an inline table (next = [{ do = "a" }]): the key goes inside its
+    // braces, since a line after it would be a key of the enclosing table.
+    const auto& r = entry->source();
+    size_t p = Offset(t, r.end.line, r.end.column);
+    bool at_brace = p < t.size() && t[p] == '}';
+    if (!at_brace && p > 0 && p <= t.size() && t[p - 1] == '}') {
+      --p;  // the region ends just past the brace
+    } else if (!at_brace) {
+      return Error::Invalid(path_ + ":" + std::to_string(r.begin.line) +
+                            ": cannot find the end of this inline table; edit it by hand");
+    }
+    size_t at = p;
+    while (at > 0 && (t[at - 1] == ' ' || t[at - 1] == '\t')) --at;
+    bool empty = at > 0 && t[at - 1] == '{';
+    t.insert(at, (empty ? " " : ", ") + f.key + " = " + value + (empty ? " " : ""));
   } else {
     size_t at = AfterLine(t, LastLine(*entry));
     std::string nl = LineEnding(t);

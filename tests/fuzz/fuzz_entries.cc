@@ -19,6 +19,30 @@
 #include "util/text.h"
 #include "util/utf8.h"
 #include "view/build_view.h"
+// #16's entries
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <thread>
+
+#include <filesystem>
+#include <fstream>
+
+#include "fs/root_fs.h"
+#include "measure/serve/load_generator.h"
+#include "measure/serve/local_server.h"
+#include "measure/serve/openai_protocol.h"
+#include "measure/serve/sharegpt_dataset.h"
+#include "probe/inference_env.h"
+#include "probe/model_config.h"
+#include "probe/pci_config.h"
+#include "probe/pci_problems.h"
+#include "probe/python_envs.h"
+#include "probe/server_cmdline.h"
 
 namespace dossier::fuzz {
 namespace {
@@ -176,6 +200,164 @@ void Tokenize(const uint8_t* d, size_t n) {
   (void)serve::ParseTokenizeCount(View(d, n));
 }
 
+// --- #16: the parsers of foreign text the probes and serve-bench read -------------------------
+// (one entry each; corpora under tests/corpus/<name>/ hold real samples from the fixture trees)
+
+// A PCI device's config file as sysfs gives it: 64, 256 or 4096 bytes, or anything.
+void PciConfigSpace(const uint8_t* d, size_t n) {
+  std::string_view s = View(d, n);
+  (void)DecodePciConfig(s, "/fuzz/config");
+  (void)WalkPciCapabilities(s);
+  (void)WalkPciExtendedCapabilities(s);
+}
+
+// A kernel log: a dmesg/kern.log text, and the same bytes as /dev/kmsg records.
+void KernelLog(const uint8_t* d, size_t n) {
+  std::string_view s = View(d, n);
+  PciProblemScanner text, kmsg;
+  text.AddText(s);
+  size_t at = 0;
+  while (at < s.size()) {
+    size_t nl = s.find('\n', at);
+    std::string_view rec = s.substr(at, nl == std::string_view::npos ? s.size() - at : nl - at);
+    kmsg.AddKmsgRecord(rec);
+    (void)PciAddressIn(StripLogPrefix(rec));
+    at = nl == std::string_view::npos ? s.size() : nl + 1;
+  }
+}
+
+// A model's config.json and hf_quant_config.json (the same bytes read as each).
+void ModelConfigFiles(const uint8_t* d, size_t n) {
+  std::string_view s = View(d, n);
+  ModelConfig mc;
+  ParseModelConfigText(s, "/fuzz/config.json", &mc);
+  ModelQuantization q;
+  ParseHfQuantConfigText(s, "/fuzz/hf_quant_config.json", &q);
+}
+
+// A *.dist-info/METADATA file (RFC 822 style headers, then the long description).
+void DistInfoMetadata(const uint8_t* d, size_t n) {
+  auto h = ParsePackageHeader(View(d, n));
+  if (h.name) (void)IsInferencePackage(NormalizePackageName(*h.name));
+  (void)ParseDistDirName(View(d, n));
+}
+
+// /proc/PID/cmdline, environ and stat: the same bytes read as each, and the argv as the servers
+// probe reads it (engine, flags, model argument).
+void ProcFiles(const uint8_t* d, size_t n) {
+  std::string_view s = View(d, n);
+  std::vector<std::string> argv = SplitNul(s);
+  if (auto e = DetectEngine(argv)) {
+    ParsedArgs a = ParseServerArgs(argv, e->args_begin, e->positional_model);
+    (void)ModelArgument(e->engine, a);
+  }
+  (void)RenamedWorkerEngine(argv);
+  (void)ParseServerArgs(argv, 0, false);
+  (void)ParseEnviron(s);
+  (void)ParseStatPpid(s);
+}
+
+// A file in a temporary directory of this process, for parsers that read paths.
+// A file in a temporary directory of this process (removed at exit), for parsers that read
+// paths; returns the directory, or "" when none could be made.
+class FuzzDir {
+ public:
+  FuzzDir() {
+    std::string t = (std::filesystem::temp_directory_path() / "dossier-fuzz-XXXXXX").string();
+    if (::mkdtemp(t.data())) path_ = t;
+  }
+  ~FuzzDir() {
+    std::error_code ec;
+    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+std::string FuzzFile(const std::string& rel, std::string_view content) {
+  static const FuzzDir dir;
+  if (dir.path().empty()) return "";
+  std::filesystem::path p = std::filesystem::path(dir.path()) / rel;
+  std::filesystem::create_directories(p.parent_path());
+  std::ofstream(p, std::ios::binary | std::ios::trunc)
+      .write(content.data(), static_cast<std::streamsize>(content.size()));
+  return dir.path();
+}
+
+// A ShareGPT dataset file (serve-bench --dataset).
+void ShareGptFile(const uint8_t* d, size_t n) {
+  std::string dir = FuzzFile("sharegpt.json", View(d, n));
+  if (dir.empty()) return;
+  (void)serve::LoadShareGpt(dir + "/sharegpt.json", 8, 1, std::nullopt);
+  (void)serve::LoadShareGpt(dir + "/sharegpt.json", 3, 2, 16);
+}
+
+// A GET /v1/models answer.
+void ModelsAnswer(const uint8_t* d, size_t n) {
+  (void)serve::ParseModelList(View(d, n));
+}
+
+// /proc/net/tcp as serve-bench reads it to find the local server listening on a port.
+void ProcNetTcp(const uint8_t* d, size_t n) {
+  std::string dir = FuzzFile("proc/net/tcp", View(d, n));
+  if (dir.empty()) return;
+  FuzzFile("proc/net/tcp6", View(d, n));
+  RootFs fs(dir);
+  (void)serve::FindLocalServer(fs, 8000);
+  (void)serve::FindLocalServer(fs, 30000);
+}
+
+// An HTTP response as the native client frames it (libhttp-parser, then the stream's events):
+// a loopback server answers one request with the input's bytes and closes. Short timeouts, so
+// an input that never completes a response costs 50 ms.
+void HttpResponse(const uint8_t* d, size_t n) {
+  int lfd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  if (lfd < 0 || ::bind(lfd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
+      ::listen(lfd, 4) != 0 || ::getsockname(lfd, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
+    if (lfd >= 0) ::close(lfd);
+    return;
+  }
+  std::string answer(reinterpret_cast<const char*>(d), n);
+  std::thread server([lfd, answer] {
+    pollfd p{lfd, POLLIN, 0};
+    if (::poll(&p, 1, 1000) <= 0) return;
+    int c = ::accept4(lfd, nullptr, nullptr, SOCK_CLOEXEC);
+    if (c < 0) return;
+    char buf[4096];
+    std::string req;
+    while (req.find("\r\n\r\n") == std::string::npos) {  // the head; the body is small
+      pollfd q{c, POLLIN, 0};
+      if (::poll(&q, 1, 200) <= 0) break;
+      ssize_t r = ::recv(c, buf, sizeof buf, 0);
+      if (r <= 0) break;
+      req.append(buf, static_cast<size_t>(r));
+    }
+    for (size_t off = 0; off < answer.size();) {
+      ssize_t w = ::send(c, answer.data() + off, answer.size() - off, MSG_NOSIGNAL);
+      if (w <= 0) break;
+      off += static_cast<size_t>(w);
+    }
+    ::close(c);
+  });
+  serve::LoadSpec spec;
+  spec.url = "http://127.0.0.1:" + std::to_string(ntohs(a.sin_port)) + "/v1/completions";
+  spec.client.transport = serve::Transport::kNative;
+  spec.client.timeout_s = 0.05;
+  spec.client.connect_timeout_s = 0.5;
+  std::vector<serve::LoadItem> items = {{R"({"model":"m","prompt":"a b","max_tokens":2})", 2}};
+  (void)serve::RunLoad(spec, serve::Cycle(items), {}, nullptr);
+  server.join();
+  ::close(lfd);
+}
+
+// --- end of #16's entries ---------------------------------------------------------------------
+
 }  // namespace
 
 const std::vector<FuzzEntry>& FuzzEntries() {
@@ -206,6 +388,16 @@ const std::vector<FuzzEntry>& FuzzEntries() {
       {"redact_planted", RedactPlanted},
       {"tokenize", Tokenize},
       {"fleet", FleetFile},
+      // #16
+      {"pci_config", PciConfigSpace},
+      {"kernel_log", KernelLog},
+      {"model_config", ModelConfigFiles},
+      {"dist_info", DistInfoMetadata},
+      {"proc", ProcFiles},
+      {"sharegpt", ShareGptFile},
+      {"v1_models", ModelsAnswer},
+      {"proc_net_tcp", ProcNetTcp},
+      {"http_response", HttpResponse},
       // clang-format on
   };
   return kEntries;

@@ -8,6 +8,7 @@
 //   faulty       three GPUs with P2P OK whose peer copies 0->1 corrupt bytes at offset 4096 (or
 //                n/2 for small copies) and 1->2 never complete; no stream memory operations; four
 //                NVLinks per GPU, two to each other GPU
+//   slow-pair    bare-pair whose peer copies run at 26 GB/s (41 % of the Gen 5 x16 limit)
 //   init-fails   nvmlInit answers DRIVER_NOT_LOADED, cuInit CUDA_ERROR_NO_DEVICE
 //
 // Times are a model: a copy of n bytes costs latency_us + n / (gbps * 1e3) microseconds, times a
@@ -121,6 +122,12 @@ inline const Fixture& Selected() {
     faulty.wait_value = false;
     faulty.nvlinks = 4;
     f.push_back(faulty);
+
+    // bare-pair with peer copies at 26 GB/s: 41 % of a Gen 5 x16 link (p2p.below-expectation).
+    Fixture slow = bare;
+    slow.name = "slow-pair";
+    slow.p2p_link = {1.2, 26.0};
+    f.push_back(slow);
 
     Fixture fails = bare;
     fails.name = "init-fails";

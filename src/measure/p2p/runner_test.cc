@@ -38,7 +38,6 @@ struct SweepRun {
   std::unique_ptr<gpu::CudaLibrary> cuda;
   std::unique_ptr<CopyEngine> engine;
   P2pMeasurement m;
-  double seconds = 0;
 };
 
 SweepRun Sweep(const Machine& model, PlanOptions plan, RunOptions ro = {},
@@ -53,12 +52,10 @@ SweepRun Sweep(const Machine& model, PlanOptions plan, RunOptions ro = {},
   if (!engine) return r;
   r.engine = std::move(*engine);
   std::atomic<bool> stop{false};
-  auto t0 = Clock::now();
   r.m = RunPlan(*r.engine, model, BuildPlan(r.engine->device_count(), plan), ro, stop,
                 [&](size_t done, size_t, const P2pResult&) {
                   if (stop_after && stop_after(done)) stop = true;
                 });
-  r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   return r;
 }
 
@@ -169,8 +166,7 @@ TEST(P2pRunner, CorruptedBytesAndAHungCopyAreVerdicts) {
   const P2pResult* after = Find(run.m, 0, 2, kUniStaged, 4096);
   EXPECT_EQ(after->verdict, "waived");
   EXPECT_NE(after->detail.find("not run: GPU 2"), std::string::npos);
-  EXPECT_FALSE(run.m.interrupted);
-  EXPECT_LT(run.seconds, 5.0);  // bounded by the 0.2 s copy timeout, not by the copy
+  EXPECT_FALSE(run.m.interrupted);  // the copy timeout fired, not the run's
 }
 
 TEST(P2pRunner, TheRunTimeoutBoundsAHang) {
@@ -189,7 +185,7 @@ TEST(P2pRunner, TheRunTimeoutBoundsAHang) {
   EXPECT_NE(h->detail.find("--timeout was reached"), std::string::npos);
   EXPECT_TRUE(run.m.interrupted);
   EXPECT_FALSE(Find(run.m, 0, 1, kUniStaged, 4096));  // not reached
-  EXPECT_LT(run.seconds, 2.0);
+  // The run's deadline fired (the copy's 60 s timeout could not have, in a passing test).
 }
 
 TEST(P2pRunner, StopKeepsWhatWasMeasured) {

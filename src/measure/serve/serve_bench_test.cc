@@ -23,30 +23,19 @@ using testing::Fault;
 using testing::StandinConfig;
 using testing::StandinServer;
 
-// How far the client's timings may trail the server's. A client cannot time bytes better than its
-// thread gets scheduled, so the tolerance is 5 ms plus three times how late this process wakes
-// from a 1 ms sleep right now (about 0.1 ms on a quiet machine, milliseconds on a CI machine
-// running two test processes under ASan beside other builds). The benchmark
-// (bench/serve_client_bench.cc) measures the real error.
-double SchedulingNoiseMs() {
-  std::vector<double> late;
-  for (int i = 0; i < 15; ++i) {
-    auto t0 = std::chrono::steady_clock::now();
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    late.push_back(
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() -
-        1.0);
-  }
-  std::sort(late.begin(), late.end());
-  return std::max(0.0, late[late.size() / 2]);
+// No test here bounds a time from above: a loaded machine (a CI runner under a CPU quota) may
+// hold the client's thread off the CPU for any time. What holds however late the client runs is
+// checked: counts, order, causality (no token seen before the server wrote it), and that the
+// reported statistics are those of the recorded requests. How close the client's timings come
+// to the server's is measured in bench/serve_client_bench.cc.
+double Mean(const std::vector<double>& v) {
+  double s = 0;
+  for (double x : v) s += x;
+  return v.empty() ? NAN : s / static_cast<double>(v.size());
 }
 
-const double kTolMs = 5 + 3 * SchedulingNoiseMs();
-
-double Median(std::vector<double> v) {
-  if (v.empty()) return NAN;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
+double Max(const std::vector<double>& v) {
+  return v.empty() ? NAN : *std::max_element(v.begin(), v.end());
 }
 
 }  // namespace
@@ -113,38 +102,24 @@ StandinServer& Started(StandinServer& s) {
   return s;
 }
 
-// Appends "what: got vs limit" to *why when got >= limit.
-void Within(std::string* why, const char* what, double got, double limit) {
-  if (got < limit) return;
-  char buf[160];
-  std::snprintf(buf, sizeof buf, "%s: %.3f ms, limit %.3f ms; ", what, got, limit);
-  *why += buf;
-}
-
-// A timing scenario run up to three times: it returns "" when the timings matched, else what
-// did not. A CI machine busy with other work can hold the client's thread off the CPU for
-// milliseconds, which is the machine's doing, not the client's; a client that times tokens
-// wrongly fails all three attempts. Exact checks (counts, order, causality) fail at once.
-void WithRetries(const std::function<std::string()>& attempt) {
-  std::string why;
-  for (int i = 0; i < 3; ++i) {
-    why = attempt();
-    if (why.empty() || ::testing::Test::HasFatalFailure()) return;
-  }
-  ADD_FAILURE() << "timings did not match the server's in three attempts: " << why;
+// A scenario run once: it returns "" when it could go on to its end, else why not.
+void Check(const std::function<std::string()>& scenario) {
+  std::string why = scenario();
+  if (!why.empty()) ADD_FAILURE() << why;
 }
 
 // The client's figures against what the server did, request by request (matched by
-// X-Request-Id) on the same steady clock: the client's TTFT and E2E hold the server's (request
-// read -> first / last token written) and exceed them by little; each gap between tokens is the
-// server's gap, give or take a little. Medians of the differences, so one request delayed by a
-// busy machine does not decide. Returns what did not match ("" when all did).
+// X-Request-Id) on the same steady clock: every request the client completed, the server
+// completed, with as many tokens; the client's TTFT and E2E hold the server's (request read ->
+// first / last token written); each token arrives after the server wrote it, in order. And the
+// run's statistics are those of these requests: means and maxima recomputed here from the
+// per-request times. Returns what kept the check from running ("" when it ran).
 std::string TimingMismatch(const ServeRun& r, const StandinServer& server, size_t run = 0) {
   std::string why;
   if (run >= g_outcomes.size()) return "no outcome recorded";
   std::map<std::string, testing::ServedRequest> served;
   for (auto& s : server.Served()) served[s.request_id] = s;
-  std::vector<double> ttft_diff, e2e_diff, itl_diff, server_itl;
+  std::vector<double> ttft, e2e, itl, tpot;
   for (const RequestResult& c : g_outcomes[run].results) {
     if (!c.ok) continue;
     std::string id = "dossier-" + std::to_string(run) + "-" + std::to_string(c.index);
@@ -164,33 +139,36 @@ std::string TimingMismatch(const ServeRun& r, const StandinServer& server, size_
     double server_e2e = static_cast<double>(s.token_sent_ns.back() - s.received_ns) / 1e6;
     EXPECT_GE(client_ttft, server_ttft) << id;  // no load excuses these
     EXPECT_GE(client_e2e, server_e2e) << id;
-    ttft_diff.push_back(client_ttft - server_ttft);
-    e2e_diff.push_back(client_e2e - server_e2e);
-    for (size_t i = 1; i < c.token_ns.size(); ++i) {
-      double gap = static_cast<double>(s.token_sent_ns[i] - s.token_sent_ns[i - 1]) / 1e6;
-      server_itl.push_back(gap);
-      itl_diff.push_back(
-          std::abs(static_cast<double>(c.token_ns[i] - c.token_ns[i - 1]) / 1e6 - gap));
+    ttft.push_back(client_ttft);
+    e2e.push_back(client_e2e);
+    for (size_t i = 0; i < c.token_ns.size(); ++i) {
+      EXPECT_GE(c.token_ns[i], s.token_sent_ns[i]) << id << " token " << i;
+      if (i == 0) continue;
+      EXPECT_GE(c.token_ns[i], c.token_ns[i - 1]) << id << " token " << i;
+      itl.push_back(static_cast<double>(c.token_ns[i] - c.token_ns[i - 1]) / 1e6);
+    }
+    if (c.token_ns.size() > 1) {
+      tpot.push_back((client_e2e - client_ttft) / static_cast<double>(c.token_ns.size() - 1));
     }
   }
-  EXPECT_EQ(static_cast<int64_t>(ttft_diff.size()), r.completed);
+  EXPECT_EQ(static_cast<int64_t>(ttft.size()), r.completed);
   EXPECT_TRUE(r.ttft_ms.median.known());
-  if (ttft_diff.empty()) return why;
-  Within(&why, "median TTFT excess", Median(ttft_diff), kTolMs);
-  Within(&why, "median E2E excess", Median(e2e_diff), kTolMs);
-  if (!itl_diff.empty()) {
-    Within(&why, "median ITL error", Median(itl_diff), kTolMs);
-    // And the reported statistics are those of these requests.
-    double mean_itl = 0;
-    for (double v : server_itl) mean_itl += v / static_cast<double>(server_itl.size());
-    Within(&why, "mean ITL error", std::abs(*r.itl_ms.mean - mean_itl), kTolMs / 2);
-    Within(&why, "mean TPOT error", std::abs(*r.tpot_ms.mean - mean_itl), kTolMs / 2);
+  if (ttft.empty()) return why;
+  EXPECT_NEAR(*r.ttft_ms.mean, Mean(ttft), 1e-6);
+  EXPECT_NEAR(*r.ttft_ms.max, Max(ttft), 1e-6);
+  EXPECT_NEAR(*r.e2e_ms.mean, Mean(e2e), 1e-6);
+  EXPECT_NEAR(*r.e2e_ms.max, Max(e2e), 1e-6);
+  if (!itl.empty()) {
+    EXPECT_NEAR(*r.itl_ms.mean, Mean(itl), 1e-6);
+    EXPECT_NEAR(*r.itl_ms.max, Max(itl), 1e-6);
+    EXPECT_NEAR(*r.tpot_ms.mean, Mean(tpot), 1e-6);
+    EXPECT_NEAR(*r.tpot_ms.max, Max(tpot), 1e-6);
   }
   return why;
 }
 
 TEST_P(ServeBenchStandin, ClosedLoopSweepOnCompletions) {
-  WithRetries([]() -> std::string {
+  Check([]() -> std::string {
     StandinServer server(Cfg(15, 3));
     Started(server);
     BenchOptions o = Options(server, {1, 4}, 0, 10);
@@ -217,8 +195,20 @@ TEST_P(ServeBenchStandin, ClosedLoopSweepOnCompletions) {
       why += TimingMismatch(r, server, i);
       EXPECT_NEAR(r.output_tokens_per_s, 10.0 * static_cast<double>(n) / r.duration_s, 1e-6);
     }
-    // Four streams at a time serve about four times the requests per second of one.
-    EXPECT_GT(m.runs[1].request_throughput, 2.5 * m.runs[0].request_throughput);
+    // One stream at a time: each request starts after the previous one ended. Four at a time:
+    // the first four all start before any of them ends.
+    if (g_outcomes.size() != 2u) return "no outcomes recorded";
+    auto by_index = [](const LoadOutcome& o) {
+      std::vector<RequestResult> v = o.results;
+      std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.index < b.index; });
+      return v;
+    };
+    auto one = by_index(g_outcomes[0]), four = by_index(g_outcomes[1]);
+    for (size_t k = 1; k < one.size(); ++k) EXPECT_GE(one[k].start_ns, one[k - 1].end_ns) << k;
+    if (four.size() < 4u) return "fewer than 4 requests at concurrency 4";
+    int64_t first_end = INT64_MAX;
+    for (const auto& q : four) first_end = std::min(first_end, q.end_ns);
+    for (size_t k = 0; k < 4; ++k) EXPECT_LT(four[k].start_ns, first_end) << k;
     // The server was asked for exactly 10 tokens, ignoring EOS, with usage in the stream.
     auto served = server.Served();
     EXPECT_EQ(served.size(), 24u);
@@ -256,7 +246,7 @@ TEST_P(ServeBenchStandin, ChatTtftFromFirstChunkCountsTheEarlyRoleChunk) {
 }
 
 TEST_P(ServeBenchStandin, ChatEndpointSkipsTheRoleChunk) {
-  WithRetries([]() -> std::string {
+  Check([]() -> std::string {
     StandinServer server(Cfg(12, 2));
     Started(server);
     BenchOptions o = Options(server, {3}, 12, 8);
@@ -274,8 +264,8 @@ TEST_P(ServeBenchStandin, ChatEndpointSkipsTheRoleChunk) {
 
 // Per request and per token, the client's clock against the server's (the same steady clock).
 TEST_P(ServeBenchStandin, EachTokenIsTimedWhenItArrives) {
-  WithRetries([]() -> std::string {
-    // Gaps longer than the tolerance, so a client that stamped tokens late or all at once fails.
+  Check([]() -> std::string {
+    // Gaps of 8 ms; how close each stamp comes to the write is measured in the benchmark.
     StandinServer server(Cfg(10, 8));
     Started(server);
     LoadSpec spec;
@@ -291,7 +281,7 @@ TEST_P(ServeBenchStandin, EachTokenIsTimedWhenItArrives) {
     if (!out) return out.error().message;
     std::map<std::string, testing::ServedRequest> by_id;
     for (auto& s : server.Served()) by_id[s.request_id] = s;
-    std::vector<double> delivery, ttft_error, itl_error;
+    size_t matched = 0;
     for (const auto& r : out->results) {
       EXPECT_TRUE(r.ok) << r.failure;
       const auto& s = by_id.at("dossier-" + std::to_string(r.index));  // RunLoad's default prefix
@@ -302,29 +292,23 @@ TEST_P(ServeBenchStandin, EachTokenIsTimedWhenItArrives) {
       double server_ttft = static_cast<double>(s.token_sent_ns[0] - s.received_ns) / 1e6;
       double client_ttft = static_cast<double>(r.first_token_ns - r.start_ns) / 1e6;
       EXPECT_GE(client_ttft, server_ttft);  // the client's interval holds the server's
-      ttft_error.push_back(client_ttft - server_ttft);
+      EXPECT_EQ(r.first_token_ns, r.token_ns[0]);
       for (size_t i = 0; i < r.token_ns.size(); ++i) {
         EXPECT_GE(r.token_ns[i], s.token_sent_ns[i]);  // no token arrives before it was sent
-        delivery.push_back(static_cast<double>(r.token_ns[i] - s.token_sent_ns[i]) / 1e6);
         if (i > 0) {
-          itl_error.push_back(
-              std::abs(static_cast<double>((r.token_ns[i] - r.token_ns[i - 1]) -
-                                           (s.token_sent_ns[i] - s.token_sent_ns[i - 1])) /
-                       1e6));
+          EXPECT_GE(r.token_ns[i], r.token_ns[i - 1]);
         }
+        ++matched;
       }
+      EXPECT_LE(r.token_ns.back(), r.end_ns);
     }
-    std::string why;
-    Within(&why, "median delivery", Median(delivery), kTolMs);
-    // TTFT also holds connecting and sending the request.
-    Within(&why, "median TTFT excess", Median(ttft_error), 2 * kTolMs);
-    Within(&why, "median ITL error", Median(itl_error), kTolMs);
-    return why;
+    EXPECT_EQ(matched, 32u * 8u);  // every token of every request, matched
+    return "";
   });
 }
 
-TEST_P(ServeBenchStandin, OpenLoopSendsAtThePoissonTimes) {
-  WithRetries([]() -> std::string {
+TEST_P(ServeBenchStandin, OpenLoopPacesRequestsAtTheRate) {
+  Check([]() -> std::string {
     StandinServer server(Cfg(5, 1));
     Started(server);
     BenchOptions o = Options(server, {}, 20, 5);
@@ -338,21 +322,21 @@ TEST_P(ServeBenchStandin, OpenLoopSendsAtThePoissonTimes) {
     EXPECT_FALSE(r.concurrency.known());
     EXPECT_EQ(r.completed, 20);
     std::string why = TimingMismatch(r, server);
-    // Each request went out at its seeded Poisson offset (run 0 uses seed + 0): never early, and
-    // late by little (the loop sleeps with a nanosecond timeout until the next arrival).
-    auto offsets = PoissonOffsets(20, 100, 5);
+    // Requests go out in index order, paced: 20 arrivals of a Poisson process at 100/s span
+    // 19 gaps of 10 ms on average, so the last leaves well after the first (a lower bound, which
+    // no load on the machine can break; the seeded draw puts it near 190 ms).
     if (g_outcomes.size() != 1u) return "no outcome recorded";
-    std::vector<double> late;
-    for (const RequestResult& q : g_outcomes[0].results) {
-      double sent = static_cast<double>(q.start_ns - g_outcomes[0].start_ns) / 1e6;
-      double due = static_cast<double>(offsets[static_cast<size_t>(q.index)]) / 1e6;
-      EXPECT_GE(sent, due) << "request " << q.index;
-      late.push_back(sent - due);
-    }
-    Within(&why, "median lateness of sending", Median(late), kTolMs);
-    // The offsets are those of a Poisson process at 100/s: 20 arrivals span about 0.19 s.
-    EXPECT_GT(offsets.back(), 50 * 1000000);
-    EXPECT_LT(offsets.back(), 600 * 1000000);
+    std::vector<RequestResult> sent = g_outcomes[0].results;
+    std::sort(sent.begin(), sent.end(),
+              [](const auto& a, const auto& b) { return a.index < b.index; });
+    if (sent.size() != 20u) return "expected 20 requests";
+    for (size_t k = 1; k < sent.size(); ++k) EXPECT_GE(sent[k].start_ns, sent[k - 1].start_ns) << k;
+    EXPECT_GE(sent.back().start_ns - sent.front().start_ns, 50 * 1000000);
+    // Not sent in lockstep: an open loop does not wait for answers (at 5 ms + 4 x 1 ms each,
+    // closed-loop sending would be strictly sequential; here some overlap).
+    bool overlap = false;
+    for (size_t k = 1; k < sent.size(); ++k) overlap |= sent[k].start_ns < sent[k - 1].end_ns;
+    EXPECT_TRUE(overlap);
     return why;
   });
 }
@@ -394,7 +378,7 @@ TEST_P(ServeBenchStandin, EveryFaultIsCountedWithItsReasonAndTheRunGoesOn) {
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.reason);
-    WithRetries([&c]() -> std::string {
+    Check([&c]() -> std::string {
       StandinServer server(Cfg(5, 1, c.fault, 2));
       Started(server);
       BenchOptions o = Options(server, {4}, 24, 6);
@@ -410,7 +394,6 @@ TEST_P(ServeBenchStandin, EveryFaultIsCountedWithItsReasonAndTheRunGoesOn) {
       EXPECT_EQ(r.failures.begin()->first, c.reason);
       EXPECT_EQ(r.failures.begin()->second, 12);
       EXPECT_EQ(r.output_tokens, 72);  // the good half, in full
-      EXPECT_LT(r.duration_s, 2.0);
       return TimingMismatch(r, server);
     });
   }
@@ -478,17 +461,18 @@ TEST_P(ServeBenchStandin, DurationBoundsTheRun) {
   Started(server);
   BenchOptions o = Options(server, {2}, 100000, 5);
   o.duration_s = 0.2;
-  auto t0 = std::chrono::steady_clock::now();
   ServeMeasurement m = Bench(o);
-  double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  EXPECT_LT(wall, 1.5);
-  EXPECT_GT(m.runs[0].completed, 5);
-  EXPECT_LT(m.runs[0].completed, 100000);
+  ASSERT_EQ(g_outcomes.size(), 1u);
+  // The deadline fired: far fewer requests than asked for, none sent after it, none failed.
+  EXPECT_GT(m.runs[0].completed, 0);
+  EXPECT_LT(m.runs[0].completed + m.runs[0].failed + m.runs[0].cancelled, 100000);
+  for (const auto& q : g_outcomes[0].results)
+    EXPECT_LT(q.start_ns - g_outcomes[0].start_ns, 200 * 1000000) << q.index;
   EXPECT_EQ(m.runs[0].failed, 0);
 }
 
 TEST_P(ServeBenchStandin, StopFlagEndsWithWhatWasMeasured) {
-  WithRetries([]() -> std::string {
+  Check([]() -> std::string {
     StandinServer server(Cfg(2, 2));
     Started(server);
     BenchOptions o = Options(server, {2, 4}, 100000, 10);
