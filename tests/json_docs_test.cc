@@ -131,6 +131,24 @@ TEST(JsonContractDocs, EveryDocumentedMachineKeyOnEveryTree) {
         for (const char* k : {"do", "verify"}) EXPECT_TRUE(a.contains(k)) << k;
     }
   }
+  // Arrays only an import fills (ACSCtl lines without their device, the NICs of a topo -m
+  // matrix): a dossier of two pasted outputs, through report.
+  {
+    testing::TempDir t;
+    const std::string imp = std::string(DOSSIER_SOURCE_DIR) + "/tests/fixtures/import/";
+    ProcessResult r = testing::RunDossier(
+        {"import", imp + "lspci/stelline-esc8000a-acsctl-grep-all-disabled.txt",
+         imp + "topo_m/stelline-asus-esc8000a-e12-4x-rtx6000ada-epyc.txt", "--machine", "pasted",
+         "--dossier", t.path() + "/d", "-q"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    r = testing::RunDossier({"report", "--dossier", t.path() + "/d", "--format", "json"});
+    json doc = json::parse(r.out, nullptr, false);
+    ASSERT_FALSE(doc.is_discarded()) << r.err;
+    KeyCheck imported;
+    for (const auto& k : keys) CheckPath(doc["machines"][0], Split(k, '.'), 0, "", k, &imported);
+    c.arrays_with_elements.insert(imported.arrays_with_elements.begin(),
+                                  imported.arrays_with_elements.end());
+  }
   // Every documented array had elements somewhere, so its keys were checked.
   for (const auto& k : keys) {
     std::vector<std::string> parts = Split(k, '.');

@@ -101,10 +101,11 @@ std::vector<EditCase> Cases() {
   return {
       {"done on a step whose first value is a multi-line string holding a [[next]] line",
        {"done", "1"},
-       Edited("verify = \"qm start 100\"\n", "verify = \"qm start 100\"\ndone = true\n")},
+       Edited("verify = \"qm start 100\"\n",
+              "verify = \"qm start 100\"\ndone = true\nwhen = \"<time>\"\n")},
       {"done on the last step, before the closing comment",
        {"done", "2"},
-       Edited("blocking = true\n", "blocking = true\ndone = true\n")},
+       Edited("blocking = true\n", "blocking = true\ndone = true\nwhen = \"<time>\"\n")},
       {"fact update replaces a multi-line array and adds when after the entry's last line",
        {"fact", "BIOS ACS", "off", "--status", "confirmed", "--machine", "pve-host"},
        Edited("value = [\n  \"disabled\",  # per slot\n  \"enabled\",\n]\nstatus = \"unknown\"\n",
@@ -207,8 +208,9 @@ TEST(NoteEditsFrontDoor, DoneMarksTheStepItNames) {
   EXPECT_EQ(n["next"].size(), 2u);  // the text that looks like a section stayed text
   // The second edit of the same step changes nothing but the time of the backup.
   ASSERT_EQ(RunDossier({"note", "--dossier", d, "done", "1"}).exit_code, 0);
-  EXPECT_EQ(ReadWholeFile(d + "/notes.toml"),
-            Edited("verify = \"qm start 100\"\n", "verify = \"qm start 100\"\ndone = true\n"));
+  EXPECT_EQ(MaskTimes(ReadWholeFile(d + "/notes.toml")),
+            Edited("verify = \"qm start 100\"\n",
+                   "verify = \"qm start 100\"\ndone = true\nwhen = \"<time>\"\n"));
   auto r = RunDossier({"note", "--dossier", d, "done", "3"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("there are 2 next steps"), std::string::npos) << r.err;
@@ -226,9 +228,9 @@ TEST(NoteEditsFrontDoor, EntriesWrittenAsInlineTables) {
   t.Write("d/notes.toml", base);
   auto r = RunDossier({"note", "--dossier", d, "done", "2"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(ReadWholeFile(path),
+  EXPECT_EQ(MaskTimes(ReadWholeFile(path)),
             "# steps as inline tables\n"
-            "next = [{ do = \"a\" }, { do = \"b\", verify = \"v\", done = true }]\n"
+            "next = [{ do = \"a\" }, { do = \"b\", verify = \"v\", done = true, when = \"<time>\" }]\n"
             "fact = [\n"
             "  { name = \"ACS\", value = \"on\" },  # from the BIOS screen\n"
             "]\n");
@@ -236,7 +238,7 @@ TEST(NoteEditsFrontDoor, EntriesWrittenAsInlineTables) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(MaskTimes(ReadWholeFile(path)),
             "# steps as inline tables\n"
-            "next = [{ do = \"a\" }, { do = \"b\", verify = \"v\", done = true }]\n"
+            "next = [{ do = \"a\" }, { do = \"b\", verify = \"v\", done = true, when = \"<time>\" }]\n"
             "fact = [\n"
             "  { name = \"ACS\", value = \"off\", status = \"confirmed\", when = \"<time>\" },  "
             "# from the BIOS screen\n"

@@ -46,6 +46,10 @@ const std::set<std::string> kCovered = {
     "p2p.bytes-corrupted",
     "p2p.below-expectation",
     "serve.below-target",  // tests/serve_front_door_test.cc, with every comparison
+    "numa.overlapping-nodes",
+    "nccl.p2p-fallback",
+    "notes.contradicted",
+    "decode.communication-bound",
 };
 
 void Fires(const json& doc, const std::string& id, size_t machine = 0) {
@@ -340,7 +344,87 @@ TEST(MeasurementRulesFrontDoor, P2pBelowExpectation) {
   Silent(ReportJson(d2), "p2p.below-expectation");
 }
 
+
+// --- decode.communication-bound: SGLang serving GLM-5 at TP 8 with a measured GPU-to-GPU
+// latency; the same machine before any GPU-to-GPU copy was measured (no hop to price) ----------
+
+TEST(MeasurementRulesFrontDoor, DecodeCommunicationBound) {
+  TempDir t;
+  std::string d = t.path() + "/d";
+  Collect(d, FixtureTree("seed-guest"), "box");
+  P2p(d, "bare-pair", "0-1", "4K,16K", 0);
+  json doc = ReportJson(d);
+  const json* f = FindingIn(doc, "decode.communication-bound");
+  ASSERT_NE(f, nullptr) << ::testing::PrintToString(FindingIds(doc));
+  EXPECT_NE(f->value("title", "").find("tokens/s"), std::string::npos) << f->dump(2);
+  TempDir t2;
+  std::string d2 = t2.path() + "/d";
+  Collect(d2, FixtureTree("seed-guest"), "box");
+  Silent(ReportJson(d2), "decode.communication-bound");
+}
+
 // serve.below-target is covered with every comparison in serve_front_door_test.cc.
+
+// --- numa.overlapping-nodes: two nodes claim CPUs 4-7; the seed guest's nodes are disjoint -----
+
+TEST(TopologyRulesFrontDoor, NumaOverlappingNodes) {
+  json doc = CollectJson(FixtureTree("numa-overlap"));
+  const json* f = FindingIn(doc, "numa.overlapping-nodes");
+  ASSERT_NE(f, nullptr) << ::testing::PrintToString(FindingIds(doc));
+  EXPECT_EQ(f->value("severity", ""), "warning");
+  Silent(CollectJson(FixtureTree("seed-guest")), "numa.overlapping-nodes");
+}
+
+// --- nccl.p2p-fallback: a pasted NCCL log with SHM channels; one with P2P/IPC channels ---------
+
+TEST(ImportRulesFrontDoor, NcclP2pFallback) {
+  TempDir t;
+  const std::string head =
+      "n1:7:7 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\n"
+      "n1:7:7 [0] NCCL INFO cudaDriverVersion 12040\n";
+  t.Write("shm.log", head +
+                         "n1:7:7 [0] NCCL INFO Could not enable P2P between dev 0(=1000) and "
+                         "dev 1(=81000)\n"
+                         "n1:7:7 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via SHM/direct/direct\n");
+  t.Write("p2p.log", head + "n1:7:7 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC/read\n");
+  for (const char* name : {"shm", "p2p"}) {
+    const std::string d = t.path() + "/" + name;
+    auto r = RunDossier({"import", t.path() + "/" + name + ".log", "--machine", "n1", "--dossier",
+                         d, "-q"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    json doc = ReportJson(d);
+    if (std::string(name) == "shm") {
+      const json* f = FindingIn(doc, "nccl.p2p-fallback");
+      ASSERT_NE(f, nullptr) << ::testing::PrintToString(FindingIds(doc));
+      EXPECT_NE(f->dump().find("SHM"), std::string::npos) << f->dump(2);
+    } else {
+      Silent(doc, "nccl.p2p-fallback");
+    }
+  }
+}
+
+// --- notes.contradicted: "NUMA affinity set" where the GPUs read numa_node -1; the same note on
+// bare metal whose GPUs have their node ---------------------------------------------------------
+
+TEST(NotesRulesFrontDoor, NotesContradicted) {
+  for (const char* tree : {"seed-guest", "baremetal-switch"}) {
+    SCOPED_TRACE(tree);
+    TempDir t;
+    const std::string d = t.path() + "/d";
+    Collect(d, FixtureTree(tree), "box");
+    auto r = RunDossier({"note", "--dossier", d, "fact", "--machine", "box", "NUMA affinity",
+                         "set", "--status", "confirmed"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    json doc = ReportJson(d);
+    if (std::string(tree) == "seed-guest") {
+      const json* f = FindingIn(doc, "notes.contradicted");
+      ASSERT_NE(f, nullptr) << ::testing::PrintToString(FindingIds(doc));
+      EXPECT_NE(EvidenceText(*f).find("numa_node"), std::string::npos) << f->dump(2);
+    } else {
+      Silent(doc, "notes.contradicted");
+    }
+  }
+}
 
 TEST(RuleTableFrontDoor, EveryRegisteredRuleHasAFiringAndANearMissTest) {
   for (const auto& r : RuleTable())
