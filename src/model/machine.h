@@ -36,7 +36,7 @@ struct Machine {
   SoftwareInfo software;
   std::vector<Server> servers;
   NvmlInfo nvml;
-  NcclInfo nccl;  // imported NCCL logs only
+  NcclInfo nccl;  // version from the nvidia-nccl wheel (probe/nccl.cc); the rest from NCCL logs
 
   template <class V>
   void visit(V& v) {

@@ -55,5 +55,6 @@ void ProbeGpus(const ProbeContext& ctx, Machine* m);            // gpus.cc
 void ProbeServers(const ProbeContext& ctx, Machine* m);         // servers.cc
 void ProbeSoftware(const ProbeContext& ctx, Machine* m);        // software.cc
 void ProbeNvml(const ProbeContext& ctx, Machine* m);            // nvml.cc
+void ProbeNccl(const ProbeContext& ctx, Machine* m);            // nccl.cc
 
 }  // namespace dossier

@@ -36,6 +36,9 @@ const std::vector<ProbeEntry>& ProbeTable() {
        ProbeSoftware},
       {"nvml", "the driver's view through NVML: GPUs, links, clocks, topology and P2P status",
        ProbeNvml},
+      // After software: reads the Python environments it found.
+      {"nccl", "NCCL library version from the nvidia-nccl wheel; run-time facts from imported logs",
+       ProbeNccl},
   };
   return kTable;
 }
