@@ -34,6 +34,9 @@ struct OsInfo {
 struct DmiInfo {
   Fact<std::string> sys_vendor, product_name, board_vendor, board_name, bios_vendor, bios_version,
       bios_date;
+  // SMBIOS system UUID (root only). In a VM it is the hypervisor's smbios1 uuid / libvirt <uuid>:
+  // what links a guest to its VM on the host.
+  Fact<std::string> product_uuid;
   template <class V>
   void visit(V& v) {
     v("sys_vendor", sys_vendor);
@@ -43,6 +46,7 @@ struct DmiInfo {
     v("bios_vendor", bios_vendor);
     v("bios_version", bios_version);
     v("bios_date", bios_date);
+    v("product_uuid", product_uuid);
   }
 };
 

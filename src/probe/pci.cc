@@ -216,6 +216,7 @@ void ReadConfig(const RootFs& fs, const std::string& dir, PciDevice* d, PciConfi
   auto bytes = fs.Read(path, 1 << 20);
   *cfg = bytes ? DecodePciConfig(*bytes, path) : UnknownPciConfig(ReasonFor(bytes.error()), path);
   d->port_type = cfg->port_type;
+  d->port_number = cfg->port_number;
   d->acs = cfg->acs;
   d->rebar = cfg->rebar;
 }

@@ -25,7 +25,7 @@ const char* const kSecrets[] = {"sk-live-SECRET123", "hf_SECRETFLAG",  "hf_ENVSE
                                 "sk-openai-SECRET",  "urlpass-SECRET", "urlsecret-ENV",
                                 "hunter2-SECRET"};
 
-std::string Nul(std::initializer_list<std::string> words) {
+std::string NulWords(std::initializer_list<std::string> words) {
   std::string out;
   for (const auto& w : words) out += w + '\0';
   return out;
@@ -43,7 +43,7 @@ void WriteSeedMachine(const TempDir& t) {
   t.Link("mnt:[4026531840]", "proc/self/ns/mnt");
   // SGLang in /opt/venv, serving /models/GLM-5-NVFP4 with TP8.
   WriteProc(t, 100, 1,
-            Nul({"/opt/venv/bin/python3",
+            NulWords({"/opt/venv/bin/python3",
                  "-m",
                  "sglang.launch_server",
                  "--model-path",
@@ -68,22 +68,22 @@ void WriteSeedMachine(const TempDir& t) {
   t.Link("/home/user", "proc/100/cwd");
   t.Link("mnt:[4026531840]", "proc/100/ns/mnt");
   t.Write("proc/100/environ",
-          Nul({"PATH=/opt/venv/bin:/usr/bin", "HF_TOKEN=hf_ENVSECRET", "NCCL_P2P_LEVEL=SYS",
+          NulWords({"PATH=/opt/venv/bin:/usr/bin", "HF_TOKEN=hf_ENVSECRET", "NCCL_P2P_LEVEL=SYS",
                "OPENAI_API_KEY=sk-openai-SECRET", "HOME=/home/user", "SGLANG_ENABLE_SPEC_V2=1",
                "CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,7", "DB_PASSWORD=hunter2-SECRET",
                "HF_ENDPOINT=https://u:urlsecret-ENV@hf.example.com", "TERM=xterm"}));
   // Its workers: a fork that kept the command line, renamed schedulers, a spawn helper.
   WriteProc(t, 101, 100,
-            Nul({"/opt/venv/bin/python3", "-m", "sglang.launch_server", "--model-path",
+            NulWords({"/opt/venv/bin/python3", "-m", "sglang.launch_server", "--model-path",
                  "/models/GLM-5-NVFP4", "--tp-size", "8", "--api-key", "sk-live-SECRET123"}));
   WriteProc(t, 102, 100, "sglang::scheduler_TP0" + std::string(40, '\0'), "sglang::schedul");
   WriteProc(t, 103, 100, "sglang::scheduler_TP1    ", "sglang::schedul");
-  WriteProc(t, 104, 100, Nul({"sglang::detokenizer"}), "sglang::detoken");
+  WriteProc(t, 104, 100, NulWords({"sglang::detokenizer"}), "sglang::detoken");
   WriteProc(t, 105, 102,
-            Nul({"/usr/bin/python3.12", "-c", "from multiprocessing.spawn import spawn_main"}));
+            NulWords({"/usr/bin/python3.12", "-c", "from multiprocessing.spawn import spawn_main"}));
   // Not servers: a grep, a shell wrapper, a kernel thread, a vanished process.
-  WriteProc(t, 300, 1, Nul({"grep", "sglang.launch_server"}), "grep");
-  WriteProc(t, 301, 1, Nul({"bash", "-c", "python -m sglang.launch_server --tp 8"}), "bash");
+  WriteProc(t, 300, 1, NulWords({"grep", "sglang.launch_server"}), "grep");
+  WriteProc(t, 301, 1, NulWords({"bash", "-c", "python -m sglang.launch_server --tp 8"}), "bash");
   WriteProc(t, 2, 0, "", "kthreadd");
   t.Write("proc/303/stat", "303 (gone) Z 1");
 
@@ -105,7 +105,7 @@ void WriteSeedMachine(const TempDir& t) {
   // vLLM of user bob (uid 1001) on the system Python, model from bob's HF cache; its environ
   // is unreadable to us.
   WriteProc(t, 200, 1,
-            Nul({"/usr/bin/python3", "/usr/local/bin/vllm", "serve", "Qwen/Qwen3-30B-A3B",
+            NulWords({"/usr/bin/python3", "/usr/local/bin/vllm", "serve", "Qwen/Qwen3-30B-A3B",
                  "--tensor-parallel-size", "2", "--api-key=sk-live-SECRET123"}));
   t.Link("/usr/bin/python3.12", "proc/200/exe");
   t.Write("proc/200/status", "Name:\tvllm\nUid:\t1001\t1001\t1001\t1001\n");
@@ -200,7 +200,7 @@ TEST(Servers, VllmOfAnotherUserWithUnreadableEnviron) {
 TEST(Servers, UnreadableEnvironKeepsTheRest) {
   // Works as root too: an environ that cannot be read as a file.
   TempDir t;
-  WriteProc(t, 50, 1, Nul({"llama-server", "-m", "/m/q.gguf", "-ngl", "99"}), "llama-server");
+  WriteProc(t, 50, 1, NulWords({"llama-server", "-m", "/m/q.gguf", "-ngl", "99"}), "llama-server");
   t.Write("proc/50/environ/x", "");  // a directory where the file should be
   t.Write("m/q.gguf", "GGUF");
   Machine m = Collect(t);
@@ -218,9 +218,9 @@ TEST(Servers, UnreadableEnvironKeepsTheRest) {
 
 TEST(Servers, RenamedWorkersWithoutALauncherNameTheirParent) {
   TempDir t;
-  WriteProc(t, 70, 1, Nul({"/usr/bin/python3", "run_engine.py", "--tp", "2"}));
-  WriteProc(t, 71, 70, Nul({"sglang::scheduler_TP0"}));
-  WriteProc(t, 72, 70, Nul({"sglang::scheduler_TP1"}));
+  WriteProc(t, 70, 1, NulWords({"/usr/bin/python3", "run_engine.py", "--tp", "2"}));
+  WriteProc(t, 71, 70, NulWords({"sglang::scheduler_TP0"}));
+  WriteProc(t, 72, 70, NulWords({"sglang::scheduler_TP1"}));
   Machine m = Collect(t);
   ASSERT_EQ(m.servers.size(), 1u);
   EXPECT_EQ(m.servers[0].pid, 70);
@@ -232,8 +232,8 @@ TEST(Servers, RenamedWorkersWithoutALauncherNameTheirParent) {
 
 TEST(Servers, ParentLoopsInACapturedTreeEnd) {
   TempDir t;
-  WriteProc(t, 80, 81, Nul({"python3", "-m", "sglang.launch_server"}));
-  WriteProc(t, 81, 80, Nul({"python3", "-m", "sglang.launch_server"}));
+  WriteProc(t, 80, 81, NulWords({"python3", "-m", "sglang.launch_server"}));
+  WriteProc(t, 81, 80, NulWords({"python3", "-m", "sglang.launch_server"}));
   Machine m = Collect(t);  // each is the other's ancestor: neither is the other's worker
   ASSERT_EQ(m.servers.size(), 2u);
   EXPECT_TRUE(m.servers[0].worker_pids->empty());

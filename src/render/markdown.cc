@@ -12,6 +12,7 @@ const std::vector<MdSection>& MdMachineSections() {
       {"PCIe tree and links", MdPciTree},
       {"IOMMU and ACS", MdIommuAcs},
       {"Virtualization", MdVirtualization},
+      {"VMs on this host", MdHypervisor},
       {"GPUs and topology", MdGpus},
       {"GPUs as the driver sees them (NVML)", MdNvml},
       {"Kernel", MdKernel},
@@ -49,6 +50,7 @@ void MdDiscoveries(const View& view, const Analysis& a, std::string* out) {
       s.render(mv, out);
       *out += "\n";
     }
+    MdPassthrough(view, mv, out);
     MdStatedFacts(view, mv, out);
     if (const MachineDiff& changes = a.Of(mv).changes; !changes.from.file.empty()) {
       *out += "#### Changes since the previous boot\n\n";

@@ -7,6 +7,7 @@
 #include "model/json_io.h"
 #include "store/notes_file.h"
 #include "view/history.h"
+#include "view/links.h"
 
 namespace dossier {
 namespace {
@@ -48,6 +49,7 @@ View BuildView(const std::vector<Record>& records, Notes notes, std::vector<std:
   view.notes = std::move(notes);
   MachinesFromRecords(records, &view);
   AttachHistory(records, &view);
+  LinkMachines(&view);  // machines first, then the links between them
   return view;
 }
 

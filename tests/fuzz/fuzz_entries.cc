@@ -1,9 +1,14 @@
 #include "tests/fuzz/fuzz_entries.h"
 
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 
+#include "hypervisor/libvirt_domain.h"
+#include "hypervisor/pci_cfg.h"
+#include "hypervisor/qemu_cmdline.h"
+#include "hypervisor/qemu_server_conf.h"
 #include "measure/serve/request_trace.h"
 #include "model/json_io.h"
 #include "util/redact.h"
@@ -47,6 +52,27 @@ void Stream(const uint8_t* d, size_t n) {
   (void)trace.Finish(static_cast<int64_t>(n), 200, serve::TransferEnd{});
 }
 
+// The hypervisor parsers (#9), pure text -> facts: a qemu-server conf, pci.cfg, a QEMU command
+// line as `qm showcmd` prints it and as /proc/PID/cmdline holds it, a libvirt domain.
+void QemuServerConf(const uint8_t* d, size_t n) {
+  (void)hypervisor::ParseQemuServerConf(View(d, n), "fuzz.conf", "100");
+}
+void PciCfg(const uint8_t* d, size_t n) {
+  auto p = hypervisor::ParsePciCfg(View(d, n), "pci.cfg");
+  for (const auto& pos : p.positions)  // the offsets the pve-mapping generator rewrites at
+    if (pos.group_offset != std::string::npos && pos.group_offset + pos.group_length > n) abort();
+}
+void QemuCmdline(const uint8_t* d, size_t n) {
+  std::string_view s = View(d, n);
+  (void)hypervisor::ParseQemuShellText(s, "qm showcmd");
+  std::vector<std::string> argv;
+  for (auto w : Split(s, '\0')) argv.emplace_back(w);
+  (void)hypervisor::ParseQemuArgv(argv, "/proc/1/cmdline");
+}
+void LibvirtDomain(const uint8_t* d, size_t n) {
+  (void)hypervisor::ParseLibvirtDomain(View(d, n), "domain.xml");
+}
+
 }  // namespace
 
 const std::vector<FuzzEntry>& FuzzEntries() {
@@ -55,6 +81,10 @@ const std::vector<FuzzEntry>& FuzzEntries() {
       {"redact", Redaction},
       {"record", Record},
       {"stream", Stream},
+      {"qemu-server-conf", QemuServerConf},
+      {"pci-cfg", PciCfg},
+      {"qemu-cmdline", QemuCmdline},
+      {"libvirt-domain", LibvirtDomain},
   };
   return kEntries;
 }
