@@ -17,13 +17,13 @@ using testing::ProcessResult;
 using testing::RunProcess;
 using testing::TempDir;
 
-ProcessResult Gen(std::vector<std::string> args) {
+ProcessResult RunGenerate(std::vector<std::string> args) {
   args.insert(args.begin(), {DOSSIER_BINARY, "generate"});
   return RunProcess(args);
 }
 
 TEST(GenerateCli, HelpListsEveryGeneratorOfTheTable) {
-  auto r = Gen({"--help"});
+  auto r = RunGenerate({"--help"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   ASSERT_FALSE(GeneratorTable().empty());
   for (const auto& g : GeneratorTable()) {
@@ -33,7 +33,7 @@ TEST(GenerateCli, HelpListsEveryGeneratorOfTheTable) {
 }
 
 TEST(GenerateCli, UnknownGeneratorIsAUsageErrorWithTheList) {
-  auto r = Gen({"nccl-topology-please"});
+  auto r = RunGenerate({"nccl-topology-please"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("unknown generator 'nccl-topology-please'"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find(GeneratorTable()[0].name), std::string::npos) << r.err;
@@ -45,7 +45,7 @@ TEST(GenerateCli, GuestWithoutALinkedHostIsRefusedAndNothingIsWritten) {
   auto c = RunProcess(
       {DOSSIER_BINARY, "collect", "-q", "--root", FixtureTree("seed-guest"), "--dossier", dossier});
   ASSERT_EQ(c.exit_code, 0) << c.err;
-  auto r = Gen({"numa-affinity", "--dossier", dossier, "--output", out});
+  auto r = RunGenerate({"numa-affinity", "--dossier", dossier, "--output", out});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("no host is linked to the guest 'gpu-vm'"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("--host HOST --vm VMID"), std::string::npos) << r.err;
@@ -60,7 +60,7 @@ TEST(GenerateCli, UnknownMachineNamesTheMachinesThereAre) {
                         "--dossier", dossier})
                 .exit_code,
             0);
-  auto r = Gen({"numa-affinity", "--dossier", dossier, "--machine", "nope"});
+  auto r = RunGenerate({"numa-affinity", "--dossier", dossier, "--machine", "nope"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("no machine 'nope' in the dossier (machines: pve)"), std::string::npos)
       << r.err;

@@ -52,6 +52,7 @@ std::optional<Finding> RulePcieBarAllocationFailed(const RuleContext& ctx);   //
 std::optional<Finding> RuleIommuTranslatedP2p(const RuleContext& ctx);        // iommu.cc
 std::optional<Finding> RuleIommuGroupsChanged(const RuleContext& ctx);        // iommu.cc
 std::optional<Finding> RuleVmLegacyChipset(const RuleContext& ctx);           // vm.cc
+std::optional<Finding> RuleVmMappingStale(const RuleContext& ctx);            // vm_mapping.cc
 std::optional<Finding> RuleNumaGpuAffinityUnknown(const RuleContext& ctx);    // numa.cc
 std::optional<Finding> RuleNumaOverlappingNodes(const RuleContext& ctx);      // numa.cc
 std::optional<Finding> RuleBuildCudaArchMismatch(const RuleContext& ctx);     // build.cc

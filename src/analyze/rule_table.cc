@@ -6,6 +6,10 @@ const std::vector<RuleEntry>& RuleTable() {
   static const std::vector<RuleEntry> kTable = {
       {"p2p.bytes-corrupted", kCritical,
        "a p2p measurement found copied bytes that did not arrive intact", RuleP2pBytesCorrupted},
+      {"vm.mapping-stale", kCritical,
+       "a Proxmox PCI mapping entry no longer matches the device or IOMMU group: the VM will "
+       "not start",
+       RuleVmMappingStale},
       {"iommu.groups-changed", kCritical,
        "IOMMU groups of passthrough devices changed since the previous boot: VMs whose mappings "
        "name groups no longer start",

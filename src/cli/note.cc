@@ -82,7 +82,7 @@ void Show(const Notes& n, const std::string& path) {
 // Everything the subcommands' options fill.
 struct NoteArgs {
   std::string text, value, status, machine, note, result, verify, why, role, reachable,
-      instructions, guest_of, format = "md", when;
+      instructions, guest_of, vm, format = "md", when;
   std::string when_resolved;  // `when` as a time (ResolveWhen), filled before apply
   bool blocking = false;
   size_t number = 0;
@@ -188,6 +188,7 @@ Status MachineNote(NotesEditor* ed, const NoteArgs& a, std::string* what) {
   if (!a.reachable.empty()) f.push_back({"reachable", a.reachable == "yes"});
   if (!a.instructions.empty()) f.push_back({"instructions", a.instructions});
   if (!a.guest_of.empty()) f.push_back({"guest_of", a.guest_of});
+  if (!a.vm.empty()) f.push_back({"vm", a.vm});
   const auto& ms = ed->notes().machines;
   auto it =
       std::find_if(ms.begin(), ms.end(), [&](const NoteMachine& m) { return m.name == a.text; });
@@ -276,7 +277,11 @@ const std::vector<NoteSub>& NoteSubs() {
          s->add_option("--instructions", a->instructions,
                        "how to work on it (\"commands on the host are run by a person and "
                        "pasted back\")");
-         s->add_option("--guest-of", a->guest_of, "for a guest: its host's name");
+         s->add_option("--host,--guest-of", a->guest_of,
+                       "for a guest: its host's name (links the two when the guest's SMBIOS "
+                       "UUID could not be read)");
+         s->add_option("--vm", a->vm, "for a guest: its VM id on the host (Proxmox VMID, libvirt "
+                                      "domain name)");
        },
        MachineNote},
       {"fact", "state a fact no probe can read (a BIOS setting), or update it",

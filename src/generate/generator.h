@@ -43,6 +43,10 @@ const std::vector<GeneratorEntry>& GeneratorTable();
 const GeneratorEntry* FindGenerator(std::string_view name);
 
 // The generators, one file each.
+Result<Artifact> GenerateNcclTopo(const GenerateArgs&, const View&,
+                                  const Analysis&);  // nccl_topo.cc
+Result<Artifact> GeneratePveMapping(const GenerateArgs&, const View&,
+                                    const Analysis&);  // pve_mapping.cc
 Result<Artifact> GenerateNumaAffinity(const GenerateArgs&, const View&,
                                       const Analysis&);  // numa_affinity.cc
 Result<Artifact> GeneratePrometheus(const GenerateArgs&, const View&,

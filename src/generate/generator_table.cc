@@ -4,6 +4,12 @@ namespace dossier {
 
 const std::vector<GeneratorEntry>& GeneratorTable() {
   static const std::vector<GeneratorEntry> kTable = {
+      {"pve-mapping",
+       "the host's /etc/pve/mapping/pci.cfg with stale IOMMU groups corrected (--diff; pvesh)",
+       GeneratePveMapping},
+      {"nccl-topo",
+       "NCCL topology file giving a guest's GPUs the host's real tree (NCCL_TOPO_FILE)",
+       GenerateNcclTopo},
       {"numa-affinity",
        "systemd unit + script setting each guest GPU's numa_node to its host node at boot",
        GenerateNumaAffinity},

@@ -130,6 +130,9 @@ struct HypervisorInfo {
   Fact<std::string> node;  // Proxmox node name (the hostname), for mapping entries
   std::vector<Vm> vms;
   std::vector<PciMapping> pci_mappings;
+  // The text of /etc/pve/mapping/pci.cfg as read (comments and all): what `dossier generate
+  // pve-mapping` corrects without changing anything else.
+  Fact<std::string> pci_cfg;
   // Input we could not understand (an unknown key, a malformed mapping line, a QEMU device we
   // do not know), each with file and line: reported, never fatal.
   std::vector<std::string> problems;
@@ -139,6 +142,7 @@ struct HypervisorInfo {
     v("node", node);
     v("vms", vms);
     v("pci_mappings", pci_mappings);
+    v("pci_cfg", pci_cfg);
     v("problems", problems);
   }
 };

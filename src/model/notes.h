@@ -38,6 +38,7 @@ struct NoteMachine {
   std::string instructions;  // "commands on the host are run by a person and pasted back"
   std::string guest_of;      // for a guest: the host's name
   int64_t line = 0;
+  std::string vm;  // for a guest: its VM id on that host (links guest and host)
   template <class V>
   void visit(V& v) {
     v("name", name);
@@ -45,6 +46,7 @@ struct NoteMachine {
     v("reachable", reachable);
     v("instructions", instructions);
     v("guest_of", guest_of);
+    v("vm", vm);
     v("line", line);
   }
 };

@@ -92,6 +92,9 @@ struct PciDevice {
   Fact<std::string> parent;        // address of the upstream bridge; null at a root complex
   Fact<std::string> root_complex;  // "pci0000:00"
   Fact<std::string> port_type;     // "root_port", "upstream", "downstream", "endpoint", …
+  // Root and downstream ports: the Port Number of Link Capabilities. QEMU writes a root port's
+  // port= there, so a guest can tell which hypervisor slot is behind each port.
+  Fact<int64_t> port_number;
   PciLink link;
   PciAcs acs;
   std::vector<PciBar> bars;
@@ -115,6 +118,7 @@ struct PciDevice {
     v("parent", parent);
     v("root_complex", root_complex);
     v("port_type", port_type);
+    v("port_number", port_number);
     v("link", link);
     v("acs", acs);
     v("bars", bars);

@@ -36,6 +36,9 @@ struct DmiInfo {
       bios_date;
   // From the SMBIOS processor structure (type 4), which needs root to read.
   Fact<std::string> processor_manufacturer, processor_version;
+  // SMBIOS system UUID (root only). In a VM it is the hypervisor's smbios1 uuid / libvirt <uuid>:
+  // what links a guest to its VM on the host.
+  Fact<std::string> product_uuid;
   template <class V>
   void visit(V& v) {
     v("sys_vendor", sys_vendor);
@@ -47,6 +50,7 @@ struct DmiInfo {
     v("bios_date", bios_date);
     v("processor_manufacturer", processor_manufacturer);
     v("processor_version", processor_version);
+    v("product_uuid", product_uuid);
   }
 };
 

@@ -1,7 +1,8 @@
 // DMI (SMBIOS) identity from /sys/class/dmi/id, and the processor's version string from the
 // type 4 structure. Readable without root except the serial numbers, which we do not read: they
-// identify the owner's hardware and add nothing to a diagnosis, and the raw structures, which
-// need root.
+// identify the owner's hardware and add nothing to a diagnosis; the raw structures, which need
+// root; and product_uuid (root only), which we do read: in a VM it equals the VM's configured
+// SMBIOS UUID and is how a guest is linked to its VM on the host (view/links.cc).
 #include "probe/dmi_processor.h"
 #include "probe/probe.h"
 #include "probe/read_fact.h"
@@ -55,7 +56,7 @@ void ProbeDmi(const ProbeContext& ctx, Machine* m) {
       {"sys_vendor", &DmiInfo::sys_vendor},     {"product_name", &DmiInfo::product_name},
       {"board_vendor", &DmiInfo::board_vendor}, {"board_name", &DmiInfo::board_name},
       {"bios_vendor", &DmiInfo::bios_vendor},   {"bios_version", &DmiInfo::bios_version},
-      {"bios_date", &DmiInfo::bios_date},
+      {"bios_date", &DmiInfo::bios_date},       {"product_uuid", &DmiInfo::product_uuid},
   };
   for (const auto& f : kFields) {
     ReadStringFact(ctx.fs, std::string("/sys/class/dmi/id/") + f.file, &(m->dmi.*f.field));
@@ -70,6 +71,7 @@ void ProbeDmi(const ProbeContext& ctx, Machine* m) {
     m->dmi.processor_manufacturer.Unknown(ReasonFor(raw.error()), raw_path);
     m->dmi.processor_version.Unknown(ReasonFor(raw.error()), raw_path);
   }
+  if (m->dmi.product_uuid.known()) m->dmi.product_uuid.value = ToLower(*m->dmi.product_uuid);
 }
 
 }  // namespace dossier

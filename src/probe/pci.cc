@@ -226,6 +226,7 @@ bool ReadConfig(const RootFs& fs, const std::string& dir, PciDevice* d, PciConfi
   *cfg = bytes ? DecodePciConfig(*bytes, path, fs.live() ? "needs root" : kCaptureHeaderOnly)
                : UnknownPciConfig(ReasonFor(bytes.error()), path);
   d->port_type = cfg->port_type;
+  d->port_number = cfg->port_number;
   d->acs = cfg->acs;
   d->rebar = cfg->rebar;
   return bytes && bytes->size() == 64;

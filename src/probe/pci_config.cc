@@ -125,6 +125,8 @@ void DecodeExpress(std::string_view b, uint16_t at, const std::string& path, Pci
   }
   auto lnkcap = Dword(b, at + 0x0cu);
   auto lnksta = Word(b, at + 0x12u);
+  if (lnkcap && (type == 4 || type == 6))  // root port, downstream port
+    out->port_number = Known(static_cast<int64_t>(*lnkcap >> 24), src + " Link Capabilities");
   if (lnkcap)
     SetLinkState(*lnkcap, src + " Link Capabilities", &out->link.max);
   else

@@ -56,6 +56,7 @@ constexpr uint16_t kPciExtCapRebar = 0x0015;
 // given to DecodePciConfig, with the register named.
 struct PciConfig {
   Fact<std::string> port_type;  // "endpoint", "root_port", …
+  Fact<int64_t> port_number;    // Link Capabilities bits 31:24, for root and downstream ports
   PciLink link;                 // from Link Capabilities (max) and Link Status (current)
   PciAcs acs;
   PciRebar rebar;

@@ -51,6 +51,7 @@ void ProbeVirtualization(const ProbeContext& ctx, Machine* m);  // virtualizatio
 void ProbePci(const ProbeContext& ctx, Machine* m);             // pci.cc
 void ProbeIommu(const ProbeContext& ctx, Machine* m);           // iommu.cc
 void ProbeKernelLog(const ProbeContext& ctx, Machine* m);       // kernel_log.cc
+void ProbeHypervisor(const ProbeContext& ctx, Machine* m);      // hypervisor.cc
 void ProbeGpus(const ProbeContext& ctx, Machine* m);            // gpus.cc
 void ProbeServers(const ProbeContext& ctx, Machine* m);         // servers.cc
 void ProbeSoftware(const ProbeContext& ctx, Machine* m);        // software.cc

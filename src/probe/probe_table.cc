@@ -24,6 +24,11 @@ const std::vector<ProbeEntry>& ProbeTable() {
        ProbeNuma},
       {"iommu", "IOMMU on or off, hardware units, groups with their domain type and members",
        ProbeIommu},
+      // After pci and iommu: mapping entries are checked against their devices and groups.
+      {"hypervisor",
+       "VMs this host runs (Proxmox, libvirt, other QEMU): passthrough devices, running command "
+       "lines, NUMA binding; Proxmox PCI mappings checked as Proxmox checks them",
+       ProbeHypervisor},
       {"kernel_log", "PCI resource problems (BARs not assigned, NVRM BAR errors) in the kernel log",
        ProbeKernelLog},
       // After the pci probe: picks the GPUs from its devices.

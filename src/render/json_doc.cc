@@ -44,6 +44,44 @@ nlohmann::json Summary(const MachineView& mv) {
   return {{"p2p", p2p}, {"serve", serve}};
 }
 
+template <class T>
+nlohmann::json FactJson(const Fact<T>& f) {
+  return f.known() ? nlohmann::json(*f) : nlohmann::json(nullptr);
+}
+
+// The guest's link to its host and the passthrough map (view/links.h); null without a link.
+void Passthrough(const View& view, const MachineView& mv, nlohmann::json* m) {
+  const MachineLink* l = view.HostLinkOf(mv.machine.name);
+  if (!l) {
+    (*m)["host_link"] = nullptr;
+    (*m)["passthrough"] = nullptr;
+    return;
+  }
+  (*m)["host_link"] = {
+      {"host", l->host}, {"vm_id", l->vm_id}, {"how", l->how}, {"evidence", l->evidence}};
+  nlohmann::json arr = nlohmann::json::array();
+  for (const auto& p : l->gpus) {
+    arr.push_back({{"guest_address", p.guest_address},
+                   {"guest_port", p.guest_port.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.guest_port)},
+                   {"guest_port_number", FactJson(p.port_number)},
+                   {"host_machine", l->host},
+                   {"vm_id", l->vm_id},
+                   {"slot", p.slot.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.slot)},
+                   {"host_address",
+                    p.host_address.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.host_address)},
+                   {"source", p.source.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.source)},
+                   {"why", p.why},
+                   {"host_numa_node", FactJson(p.host_numa_node)},
+                   {"host_root_complex", FactJson(p.host_root_complex)},
+                   {"host_iommu_group", FactJson(p.host_iommu_group)},
+                   {"host_link", {{"gen", FactJson(p.host_link.current.gen)},
+                                  {"width", FactJson(p.host_link.current.width)},
+                                  {"max_gen", FactJson(p.host_link.max.gen)},
+                                  {"max_width", FactJson(p.host_link.max.width)}}}});
+  }
+  (*m)["passthrough"] = std::move(arr);
+}
+
 }  // namespace
 
 std::string RenderJson(const View& view, const Analysis& a) {
@@ -83,6 +121,7 @@ std::string RenderJson(const View& view, const Analysis& a) {
                                       {"other_from", x.other_source},
                                       {"other_record", x.other_record}});
     }
+    Passthrough(view, mv, &m);
     doc["machines"].push_back(std::move(m));
   }
   doc["accomplished"] = PlainArray(a.plan.accomplished);

@@ -15,6 +15,7 @@ const std::vector<MdSection>& MdMachineSections() {
       {"PCIe tree and links", MdPciTree},
       {"IOMMU and ACS", MdIommuAcs},
       {"Virtualization", MdVirtualization},
+      {"VMs on this host", MdHypervisor},
       {"GPUs and topology", MdGpus},
       {"GPUs as the driver sees them (NVML)", MdNvml},
       {"Kernel", MdKernel},
@@ -96,6 +97,7 @@ void MdDiscoveries(const View& view, const Analysis& a, std::string* out) {
       s.render(shown, out);
       *out += "\n";
     }
+    MdPassthrough(view, mv, out);
     MdStatedFacts(view, mv, out);
     MdImports(mv, out);
     if (const MachineDiff& changes = a.Of(mv).changes; !changes.from.file.empty()) {

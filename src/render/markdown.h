@@ -30,6 +30,7 @@ void MdIommuAcs(const MachineView& mv, std::string* out);        // md_pci.cc
 void MdSoftware(const MachineView& mv, std::string* out);        // md_software.cc
 void MdServers(const MachineView& mv, std::string* out);         // md_software.cc
 void MdNvml(const MachineView& mv, std::string* out);            // md_nvml.cc
+void MdHypervisor(const MachineView& mv, std::string* out);      // md_hypervisor.cc
 
 // Measurements (md_p2p.cc): one p2p sweep, with its pair matrices at `matrix_size` bytes; and the
 // latest sweep of a machine (matrices at 16 MiB), in the shape of a section.
@@ -66,5 +67,7 @@ void MdStatedFactsElsewhere(const View& view, std::string* out);                
 // The imports folded into a machine and the facts they disagree on; nothing when there are none.
 void MdImports(const MachineView& mv, std::string* out);  // md_imports.cc
 void MdChanges(const MachineDiff& d, std::string* out);                         // md_changes.cc
+// A linked guest's passthrough map (view/links.h); nothing for a machine without a link.
+void MdPassthrough(const View& view, const MachineView& mv, std::string* out);  // md_hypervisor.cc
 
 }  // namespace dossier

@@ -21,9 +21,9 @@ View SeedView() {
   n.goal = "Serve GLM-5-NVFP4 with SGLang on 8x RTX PRO 6000 Blackwell";
   n.targets = {{"total_tokens_per_s", ">=", 1000, 64, "", 5},
                {"single_stream_tokens_per_s", ">=", 100, 0, "", 11}};
-  n.machines = {{"glm-guest", "guest", "yes", "ssh root@guest", "pve-host", 16},
+  n.machines = {{"glm-guest", "guest", "yes", "ssh root@guest", "pve-host", 16, ""},
                 {"pve-host", "host", "no",
-                 "commands on the host are run by a person and pasted back", "", 22}};
+                 "commands on the host are run by a person and pasted back", "", 22, ""}};
   n.facts = {{"ACS", "disabled", "just-changed", "pve-host", "BIOS", "", 28},
              {"Above 4G decoding", "enabled", "confirmed", "pve-host", "", "", 34}};
   n.tried = {{"moved the VM from i440FX to Q35", "GPUs got PCIe capabilities", "glm-guest",

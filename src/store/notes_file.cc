@@ -134,13 +134,14 @@ class Reader {
       n.targets.push_back(std::move(x));
     });
     Each(root, "machine", [&](const toml::table& t, int64_t line) {
-      OnlyKeys(t, "[[machine]]", {"name", "role", "reachable", "instructions", "guest_of"});
+      OnlyKeys(t, "[[machine]]", {"name", "role", "reachable", "instructions", "guest_of", "vm"});
       NoteMachine x;
       x.name = Str(t, "name", true);
       x.role = OneOf(t, "role", {"guest", "host", "bare-metal", "client"});
       if (t.get("reachable")) x.reachable = Bool(t, "reachable") ? "yes" : "no";
       x.instructions = Str(t, "instructions");
       x.guest_of = Str(t, "guest_of");
+      x.vm = Str(t, "vm");
       x.line = line;
       n.machines.push_back(std::move(x));
     });

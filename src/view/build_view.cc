@@ -9,6 +9,7 @@
 #include "store/notes_file.h"
 #include "view/history.h"
 #include "view/imports.h"
+#include "view/links.h"
 
 namespace dossier {
 namespace {
@@ -91,6 +92,7 @@ View BuildView(const std::vector<Record>& records, Notes notes, std::vector<std:
   view.notes = std::move(notes);
   MachinesFromRecords(records, &view);
   AttachHistory(records, &view);
+  LinkMachines(&view);  // machines first, then the links between them
   return view;
 }
 

@@ -1,6 +1,7 @@
 #include "tests/fuzz/fuzz_entries.h"
 
 #include <cstring>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -10,6 +11,10 @@
 #include "import/import_run.h"
 #include "fleet/fleet_compare.h"
 #include "fleet/fleet_reader.h"
+#include "hypervisor/libvirt_domain.h"
+#include "hypervisor/pci_cfg.h"
+#include "hypervisor/qemu_cmdline.h"
+#include "hypervisor/qemu_server_conf.h"
 #include "measure/serve/request_trace.h"
 #include "model/json_io.h"
 #include "probe/dmi_processor.h"
@@ -358,6 +363,27 @@ void HttpResponse(const uint8_t* d, size_t n) {
 
 // --- end of #16's entries ---------------------------------------------------------------------
 
+// The hypervisor parsers (#9), pure text -> facts: a qemu-server conf, pci.cfg, a QEMU command
+// line as `qm showcmd` prints it and as /proc/PID/cmdline holds it, a libvirt domain.
+void QemuServerConf(const uint8_t* d, size_t n) {
+  (void)hypervisor::ParseQemuServerConf(View(d, n), "fuzz.conf", "100");
+}
+void PciCfg(const uint8_t* d, size_t n) {
+  auto p = hypervisor::ParsePciCfg(View(d, n), "pci.cfg");
+  for (const auto& pos : p.positions)  // the offsets the pve-mapping generator rewrites at
+    if (pos.group_offset != std::string::npos && pos.group_offset + pos.group_length > n) abort();
+}
+void QemuCmdline(const uint8_t* d, size_t n) {
+  std::string_view s = View(d, n);
+  (void)hypervisor::ParseQemuShellText(s, "qm showcmd");
+  std::vector<std::string> argv;
+  for (auto w : Split(s, '\0')) argv.emplace_back(w);
+  (void)hypervisor::ParseQemuArgv(argv, "/proc/1/cmdline");
+}
+void LibvirtDomain(const uint8_t* d, size_t n) {
+  (void)hypervisor::ParseLibvirtDomain(View(d, n), "domain.xml");
+}
+
 }  // namespace
 
 const std::vector<FuzzEntry>& FuzzEntries() {
@@ -398,6 +424,10 @@ const std::vector<FuzzEntry>& FuzzEntries() {
       {"v1_models", ModelsAnswer},
       {"proc_net_tcp", ProcNetTcp},
       {"http_response", HttpResponse},
+      {"qemu-server-conf", QemuServerConf},
+      {"pci-cfg", PciCfg},
+      {"qemu-cmdline", QemuCmdline},
+      {"libvirt-domain", LibvirtDomain},
       // clang-format on
   };
   return kEntries;

@@ -39,7 +39,36 @@ std::optional<Finding> RuleNumaGpuAffinityUnknown(const RuleContext& ctx) {
       Ev("NUMA nodes", std::to_string(m.numa.nodes.size()), "/sys/devices/system/node"));
   for (const PciDevice* g : unknown)
     f.evidence.push_back(Ev("GPU " + g->address + " numa_node", NodeOf(m, *g)));
-  if (const MachineView* host = HostOf(ctx)) {
+  bool bound = false;
+  if (const MachineLink* l = ctx.view.HostLinkOf(m.name)) {
+    // The passthrough map says which node each GPU should have (view/passthrough.h).
+    for (const auto& p : l->gpus)
+      f.evidence.push_back(Ev("GPU " + p.guest_address + " should be on the node of host " +
+                                  (p.host_address.empty() ? std::string("GPU (unknown)")
+                                                          : p.host_address) +
+                                  (p.slot.empty() ? "" : " (" + p.slot + ")"),
+                              p.host_numa_node));
+    const MachineView* hm = ctx.view.Find(l->host);
+    const Vm* vm = nullptr;
+    if (hm)
+      for (const auto& v : hm->machine.hypervisor.vms)
+        if (v.id == l->vm_id) vm = &v;
+    if (vm) {
+      bound = !vm->numa_nodes.empty();
+      for (const auto& n : vm->numa_nodes) {
+        bound = bound && n.hostnodes.known();
+        f.evidence.push_back(Ev("VM " + vm->id + " guest node " + std::to_string(n.id) +
+                                    " bound to host nodes",
+                                n.hostnodes));
+      }
+      if (vm->numa_nodes.empty())
+        f.evidence.push_back(Ev("VM " + vm->id + " guest NUMA nodes bound to host nodes",
+                                "none: no numaN: lines (" +
+                                    (vm->numa.value_or(false) ? std::string("numa: 1") : "numa: 0") +
+                                    ")",
+                                vm->config.value_or("")));
+    }
+  } else if (const MachineView* host = HostOf(ctx)) {
     std::vector<std::string> where;
     for (const PciDevice* g : GpuDevices(host->machine)) {
       const Fact<int64_t>& n = NodeOf(host->machine, *g);
@@ -55,7 +84,25 @@ std::optional<Finding> RuleNumaGpuAffinityUnknown(const RuleContext& ctx) {
                         : "The firmware gives no PCI locality (_PXM) for these devices. ") +
       "NCCL, the CUDA runtime and the serving engine then cannot pin CPU threads and pinned host "
       "buffers next to each GPU: host-staged copies and CPU work may cross the inter-socket link.";
-  if (guest) {
+  if (guest && ctx.view.HostLinkOf(m.name)) {
+    f.actions.push_back(
+        {"Write each GPU's node at boot: `dossier generate numa-affinity --machine " + m.name +
+             "` prints a systemd unit (and the same as a script) with one line per GPU, from the "
+             "host's topology",
+         "cat /sys/bus/pci/devices/" + unknown.front()->address +
+             "/numa_node; nvidia-smi topo -m   # NUMA Affinity column"});
+    if (!bound)
+      f.actions.push_back(
+          {"Bind the VM's guest NUMA nodes to host nodes so memory is placed too (numa: 1, "
+           "numaN: cpus=…,hostnodes=…,policy=bind in the VM config; the numa-affinity unit's "
+           "comments give the lines): writing numa_node fixes what the kernel reports, not where "
+           "memory lives",
+           "numastat -m on the host while the VM runs"});
+    f.actions.push_back(
+        {"Give NCCL the host's real tree: `dossier generate nccl-topo --machine " + m.name +
+             "` and NCCL_TOPO_FILE in the server's environment",
+         "NCCL_DEBUG=INFO <server command> 2>&1 | grep -i topo"});
+  } else if (guest) {
     f.actions.push_back(
         {"At boot, as root, write each GPU's node (taken from the host's topology) into sysfs: "
          "`echo N > /sys/bus/pci/devices/ADDR/numa_node` per GPU, from a boot-time unit (a "

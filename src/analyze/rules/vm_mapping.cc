@@ -1,0 +1,71 @@
+// vm.mapping-stale: a Proxmox PCI resource mapping entry for this node no longer matches the
+// machine (IOMMU group, vendor:device or subsystem id of its first path; or no device there), so
+// every VM using the mapping fails to start — the seed story's blocking item after the BIOS
+// change renumbered the IOMMU groups. The probe checks the entries as Proxmox does
+// (hypervisor/mapping_check.h); this rule names them and the VMs that use them.
+#include <set>
+
+#include "analyze/evidence.h"
+#include "analyze/rule.h"
+
+namespace dossier {
+
+std::optional<Finding> RuleVmMappingStale(const RuleContext& ctx) {
+  const HypervisorInfo& hv = ctx.m().hypervisor;
+  Finding f;
+  std::set<std::string> vms_hit;
+  std::string fixes, proxmox_errors;
+  for (const auto& map : hv.pci_mappings) {
+    std::vector<std::string> users;
+    for (const auto& vm : hv.vms)
+      for (const auto& h : vm.hostpci)
+        if (h.mapping.known() && *h.mapping == map.name)
+          users.push_back("VM " + vm.id + (vm.name.known() ? " (" + *vm.name + ")" : "") + " " +
+                          h.slot);
+    for (const auto& e : map.entries) {
+      if (!e.status.known() || (*e.status != "stale" && *e.status != "missing")) continue;
+      std::string who = users.empty() ? "no VM uses it" : "";
+      for (const auto& u : users) who += (who.empty() ? "" : ", ") + u;
+      f.evidence.push_back(Ev("mapping '" + map.name + "' " + e.path.value_or("?") + ": " +
+                                  *e.status + " (used by " + who + ")",
+                              e.problem));
+      f.evidence.push_back(Ev("  configured iommugroup", e.iommugroup));
+      f.evidence.push_back(Ev("  IOMMU group now", e.iommu_group_now));
+      if (e.problem.known()) proxmox_errors += "\n- `" + *e.problem + "`";
+      if (*e.status == "stale" && e.iommu_group_now.known())
+        fixes += " " + map.name + ": iommugroup=" + std::to_string(*e.iommu_group_now) + ";";
+      for (const auto& vm : hv.vms)
+        for (const auto& h : vm.hostpci)
+          if (h.mapping.known() && *h.mapping == map.name) vms_hit.insert(vm.id);
+    }
+  }
+  if (f.evidence.empty()) return std::nullopt;
+  std::string vm_list;
+  for (const auto& v : vms_hit) vm_list += (vm_list.empty() ? "VM " : ", VM ") + v;
+  f.title = "Proxmox PCI mapping no longer matches this machine: " +
+            (vm_list.empty() ? std::string("a VM using it") : vm_list) + " will not start";
+  f.explanation =
+      "When a VM that uses a PCI resource mapping starts, Proxmox checks the mapping's entry for "
+      "this node against the device at its first path: vendor:device id, subsystem id and IOMMU "
+      "group (pve-guest-common PVE/Mapping/PCI.pm). A BIOS change (ACS, above-4G decoding, "
+      "bifurcation) or a kernel update can renumber the IOMMU groups without changing any device, "
+      "and the stored numbers go stale. The start then fails with an error such as:" +
+      proxmox_errors +
+      "\n\nA running VM keeps the devices it was started with; the failure comes at its next "
+      "start.";
+  f.not_helping = {
+      "Rebooting the host or the VM again: the groups stay as the firmware now numbers them.",
+      "Undoing the BIOS change only to match the old numbers: fix the mapping instead, and "
+      "recheck it after every firmware change."};
+  f.actions.push_back(
+      {"Correct the mapping (only the stale iommugroup values change):" + fixes +
+           " `dossier generate pve-mapping --machine " + ctx.m().name +
+           "` prints the corrected /etc/pve/mapping/pci.cfg (--diff for a diff, or the pvesh "
+           "commands).",
+       "qm start " + (vms_hit.empty() ? std::string("VMID") : *vms_hit.begin()) + " && qm showcmd " +
+           (vms_hit.empty() ? std::string("VMID") : *vms_hit.begin()) +
+           " --pretty | grep vfio-pci"});
+  return f;
+}
+
+}  // namespace dossier

@@ -1,0 +1,207 @@
+// The hypervisor parsers on real samples (tests/corpus/, from public Proxmox configs and the seed
+// story's host) and on damaged input: facts with their lines, problems named, never a crash.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "../tests/temp_dir.h"
+#include "hypervisor/libvirt_domain.h"
+#include "hypervisor/mapping_check.h"
+#include "hypervisor/options.h"
+#include "hypervisor/pci_cfg.h"
+#include "hypervisor/qemu_cmdline.h"
+#include "hypervisor/qemu_server_conf.h"
+#include "util/text.h"
+
+namespace dossier::hypervisor {
+namespace {
+
+std::string HvCorpus(const std::string& entry, const std::string& file) {
+  return testing::Slurp(std::string(DOSSIER_SOURCE_DIR) + "/tests/corpus/" + entry + "/" + file);
+}
+
+bool HvHasProblem(const std::vector<std::string>& ps, const std::string& what) {
+  for (const auto& p : ps)
+    if (p.find(what) != std::string::npos) return true;
+  return false;
+}
+
+TEST(QemuServerConf, SeedHostVmWithMappingsAndNuma) {
+  auto p = ParseQemuServerConf(HvCorpus("qemu-server-conf", "seed-host-100.conf"),
+                               "/etc/pve/qemu-server/100.conf", "100");
+  EXPECT_TRUE(p.problems.empty()) << p.problems[0];
+  const Vm& vm = p.vm;
+  EXPECT_EQ(vm.id, "100");
+  EXPECT_EQ(*vm.name, "glm5");
+  EXPECT_EQ(*vm.machine, "q35");
+  EXPECT_TRUE(*vm.numa);
+  EXPECT_EQ(*vm.sockets, 2);
+  EXPECT_EQ(*vm.memory_mib, 491520);
+  EXPECT_EQ(*vm.smbios_uuid, "6f1c9e2a-4b7d-4c83-9a0e-2d5f8b1c7e64");
+  ASSERT_EQ(vm.hostpci.size(), 8u);
+  EXPECT_EQ(vm.hostpci[3].slot, "hostpci3");
+  EXPECT_EQ(*vm.hostpci[3].mapping, "gpu3");
+  EXPECT_TRUE(*vm.hostpci[3].pcie);
+  EXPECT_FALSE(vm.hostpci[3].host.known());
+  EXPECT_EQ(vm.hostpci[3].mapping.source, "/etc/pve/qemu-server/100.conf:9");
+}
+
+TEST(QemuServerConf, BareAddressesCommentsAndNoPcieFlag) {
+  auto p = ParseQemuServerConf(HvCorpus("qemu-server-conf", "andrei-paul-win10-nvidia-gpu-100.conf"),
+                               "100.conf", "100");
+  EXPECT_TRUE(p.problems.empty()) << p.problems[0];
+  ASSERT_EQ(p.vm.hostpci.size(), 4u);
+  EXPECT_EQ(*p.vm.hostpci[0].host, "0f:00");
+  EXPECT_TRUE(IsWholeDevice(*p.vm.hostpci[0].host));
+  EXPECT_EQ(FullPciAddress(*p.vm.hostpci[0].host), "0000:0f:00.0");
+  EXPECT_FALSE(*p.vm.hostpci[2].pcie);  // no pcie=1: a conventional slot
+  EXPECT_EQ(*p.vm.machine, "pc-q35-5.2");
+  EXPECT_FALSE(p.vm.numa_nodes.size());
+  auto nic = ParseQemuServerConf(
+      HvCorpus("qemu-server-conf", "asokolsky-suprox-pfsense-100.conf-nic-passthrough"), "x", "100");
+  EXPECT_TRUE(nic.problems.empty()) << nic.problems[0];  // the '#' notes are skipped
+  EXPECT_EQ(*nic.vm.hostpci[0].host, "0000:01:00");
+}
+
+TEST(QemuServerConf, UnknownKeysAndBadValuesAreProblemsWithTheirLine) {
+  auto p = ParseQemuServerConf(HvCorpus("qemu-server-conf", "bad-keys.conf"), "bad.conf", "7");
+  EXPECT_TRUE(HvHasProblem(p.problems, "bad.conf:2: unknown key 'frobnicate'"));
+  EXPECT_TRUE(HvHasProblem(p.problems, "bad.conf:3: hostpci0: '0000:zz:00' is not a PCI address"));
+  EXPECT_TRUE(HvHasProblem(p.problems, "bad.conf:3: hostpci0: pcie=maybe is not 0 or 1"));
+  EXPECT_TRUE(HvHasProblem(p.problems, "bad.conf:3: hostpci0: unknown option 'x-turbo'"));
+  EXPECT_TRUE(HvHasProblem(p.problems, "bad.conf:4: numa0: unknown option 'speed'"));
+  EXPECT_TRUE(HvHasProblem(p.problems, "bad.conf:5: sockets: 'two' is not an integer"));
+  ASSERT_EQ(p.vm.hostpci.size(), 1u);  // the snapshot's hostpci9 is not the current config
+  EXPECT_EQ(*p.vm.numa_nodes[0].hostnodes, "0");
+}
+
+TEST(PciCfg, SeedMappingWithItsGroups) {
+  auto p = ParsePciCfg(HvCorpus("pci-cfg", "seed-host-pci.cfg"), "/etc/pve/mapping/pci.cfg");
+  EXPECT_TRUE(p.problems.empty()) << p.problems[0];
+  ASSERT_EQ(p.mappings.size(), 8u);
+  EXPECT_EQ(p.mappings[0].name, "gpu0");
+  EXPECT_EQ(*p.mappings[0].entries[0].path, "0000:f1:00.0");
+  EXPECT_EQ(*p.mappings[0].entries[0].iommugroup, 44);
+  EXPECT_EQ(*p.mappings[7].entries[0].iommugroup, 8);
+  EXPECT_EQ(p.mappings[7].entries[0].iommugroup.source, "/etc/pve/mapping/pci.cfg:23");
+}
+
+TEST(PciCfg, TwoNodesCommentsAndTheByteRangeOfEachGroup) {
+  std::string text = HvCorpus("pci-cfg", "two-nodes-with-comments.cfg");
+  auto p = ParsePciCfg(text, "pci.cfg");
+  EXPECT_TRUE(p.problems.empty()) << p.problems[0];
+  ASSERT_EQ(p.mappings.size(), 2u);
+  ASSERT_EQ(p.mappings[1].entries.size(), 2u);
+  EXPECT_EQ(*p.mappings[1].entries[0].path, "0000:42:00.0;0000:43:00.0");
+  ASSERT_EQ(p.positions.size(), 4u);
+  std::vector<std::string> groups;
+  for (const auto& pos : p.positions) groups.push_back(text.substr(pos.group_offset, pos.group_length));
+  EXPECT_EQ(groups, (std::vector<std::string>{"14", "22", "15", "23"}));
+}
+
+TEST(PciCfg, MalformedLinesAreNamedNotFatal) {
+  auto p = ParsePciCfg(HvCorpus("pci-cfg", "malformed.cfg"), "pci.cfg");
+  EXPECT_TRUE(HvHasProblem(p.problems, "pci.cfg:2: iommugroup 'x' is not a number"));
+  EXPECT_TRUE(HvHasProblem(p.problems, "pci.cfg:2: path 'not-an-address' is not a PCI address"));
+  EXPECT_TRUE(HvHasProblem(p.problems, "pci.cfg:3: unknown property 'bogus'"));
+  EXPECT_TRUE(HvHasProblem(p.problems, "pci.cfg:4: malformed map line: no id="));
+  EXPECT_TRUE(HvHasProblem(p.problems, "pci.cfg:6: 'nic1 extra words' is not a mapping name"));
+  EXPECT_TRUE(HvHasProblem(p.problems, "pci.cfg:7: property outside a mapping section"));
+}
+
+TEST(QemuCmdline, QmShowcmdWithWholeDeviceFunctions) {
+  auto c = ParseQemuShellText(HvCorpus("qemu-cmdline", "asokolsky-qm-showcmd-400"), "qm showcmd 400");
+  EXPECT_TRUE(c.problems.empty()) << c.problems[0];
+  EXPECT_EQ(c.vmid, "400");
+  EXPECT_EQ(c.name, "htpc");
+  EXPECT_EQ(c.smbios_uuid, "b4758fe0-99b5-4c8a-b371-545a4c550732");
+  EXPECT_EQ(c.machine, "q35+pve0");
+  ASSERT_EQ(c.vfio.size(), 2u);
+  EXPECT_EQ(c.vfio[0].host, "0000:01:00.0");
+  EXPECT_EQ(c.vfio[0].id, "hostpci0.0");
+  EXPECT_EQ(c.vfio[1].id, "hostpci0.1");
+  EXPECT_EQ(c.vfio[0].bus, "ich9-pcie-port-1");
+}
+
+TEST(QemuCmdline, SeedHostArgvRootPortsAndNuma) {
+  std::string data = HvCorpus("qemu-cmdline", "seed-host-vm100.cmdline");
+  std::vector<std::string> argv;
+  for (auto w : Split(data, '\0'))
+    if (!w.empty()) argv.emplace_back(w);
+  ASSERT_TRUE(LooksLikeQemu(argv));
+  auto c = ParseQemuArgv(argv, "/proc/3021/cmdline");
+  EXPECT_TRUE(c.problems.empty()) << c.problems[0];
+  ASSERT_EQ(c.vfio.size(), 8u);
+  EXPECT_EQ(c.vfio[4].host, "0000:71:00.0");
+  EXPECT_EQ(c.vfio[4].bus, "ich9-pcie-port-5");
+  // Ports 5-8 from the command line, 1-4 from Proxmox's pve-q35-4.0.cfg.
+  ASSERT_EQ(c.root_ports.size(), 8u);
+  EXPECT_EQ(c.root_ports[0].id, "ich9-pcie-port-5");
+  EXPECT_EQ(c.root_ports[0].port, 5);
+  ASSERT_EQ(c.numa.size(), 2u);
+  EXPECT_EQ(c.numa[1].cpus, "32-63");
+}
+
+TEST(QemuCmdline, DevicesItDoesNotUnderstandAreProblems) {
+  auto c = ParseQemuShellText(HvCorpus("qemu-cmdline", "bad-devices.txt"), "pasted");
+  EXPECT_TRUE(HvHasProblem(c.problems, "vfio-pci host='zz:00.0' is not a PCI address"));
+  EXPECT_TRUE(HvHasProblem(c.problems, "device model 'mystery-dev' not known to dossier"));
+  EXPECT_TRUE(HvHasProblem(c.problems, "vfio-pci without host= or sysfsdev="));
+  EXPECT_TRUE(HvHasProblem(c.problems, "-set device.hostpci9.x-nv-gpudirect-clique=0 names no"));
+  EXPECT_TRUE(HvHasProblem(c.problems, "unbalanced ' quote"));
+}
+
+TEST(LibvirtDomain, RunningDomainWithHostdevsAndNumaBinding) {
+  auto d = ParseLibvirtDomain(HvCorpus("libvirt-domain", "gpu-guest-running.xml"), "llm.xml");
+  ASSERT_TRUE(d.ok);
+  EXPECT_TRUE(d.problems.empty()) << d.problems[0];
+  EXPECT_EQ(d.vm.id, "llm-guest");
+  EXPECT_EQ(*d.vm.smbios_uuid, "3b2f5c6e-8a1d-4e2b-9c7f-1a2b3c4d5e6f");
+  EXPECT_TRUE(*d.vm.running);
+  EXPECT_EQ(*d.vm.pid, 4242);
+  EXPECT_EQ(*d.vm.machine, "pc-q35-8.2");
+  ASSERT_EQ(d.vm.numa_nodes.size(), 2u);
+  EXPECT_EQ(*d.vm.numa_nodes[1].hostnodes, "1");
+  ASSERT_EQ(d.vm.hostpci.size(), 2u);
+  EXPECT_EQ(*d.vm.hostpci[1].host, "0000:c1:00.0");
+  EXPECT_EQ(*d.vm.hostpci[1].guest_bus, "0000:06:00.0");
+  EXPECT_EQ(d.vm.hostpci[1].host.source, "llm.xml:33");
+  EXPECT_NE(d.vm.args->find("x-nv-gpudirect-clique=0"), std::string::npos);
+}
+
+TEST(LibvirtDomain, BrokenXmlIsAProblemWithItsLine) {
+  auto d = ParseLibvirtDomain(HvCorpus("libvirt-domain", "truncated.xml"), "t.xml");
+  EXPECT_FALSE(d.ok);
+  EXPECT_TRUE(HvHasProblem(d.problems, "t.xml:1: not valid XML"));
+  EXPECT_FALSE(ParseLibvirtDomain("<network/>", "n.xml").ok);
+}
+
+TEST(MappingCheck, AsProxmoxChecksAtVmStart) {
+  auto p = ParsePciCfg(HvCorpus("pci-cfg", "two-nodes-with-comments.cfg"), "pci.cfg");
+  PciInfo pci;
+  auto dev = [&](const std::string& addr, int64_t group, const std::string& device) {
+    PciDevice d;
+    d.address = addr;
+    d.vendor_id = Known(std::string("0x10de"), "x");
+    d.device_id = Known(device, "x");
+    d.subsystem_vendor_id = Known(std::string("0x10de"), "x");
+    d.subsystem_device_id = Known(std::string("0x1851"), "x");
+    d.iommu_group = Known(group, "x");
+    pci.devices.push_back(d);
+  };
+  dev("0000:41:00.0", 15, "0x26b9");  // gpu0: group renumbered 14 -> 15
+  dev("0000:42:00.0", 15, "0x26b5");  // gpu1: another device model now
+  CheckPciMappings("pve1", pci, "/sys/bus/pci/devices", &p.mappings);
+  const auto& g0 = p.mappings[0].entries;
+  EXPECT_EQ(*g0[0].status, "stale");
+  EXPECT_EQ(*g0[0].iommu_group_now, 15);
+  EXPECT_EQ(*g0[0].problem, "'iommugroup' does not match for 'gpu0' (14 != 15)");
+  EXPECT_EQ(*g0[1].status, "other-node");
+  EXPECT_EQ(*p.mappings[1].entries[0].problem, "'id' does not match for 'gpu1' (10de:26b9 != 10de:26b5)");
+  pci.devices.erase(pci.devices.begin());
+  CheckPciMappings("pve1", pci, "/sys/bus/pci/devices", &p.mappings);
+  EXPECT_EQ(*p.mappings[0].entries[0].status, "missing");
+}
+
+}  // namespace
+}  // namespace dossier::hypervisor

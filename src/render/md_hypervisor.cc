@@ -1,0 +1,94 @@
+// The hypervisor layer in the report: on a host, its VMs with their passed-through devices (as
+// configured and as running) and the Proxmox PCI mappings with their check; on a linked guest,
+// the passthrough map: which guest GPU is which host GPU, and how that was told.
+#include "render/markdown.h"
+#include "render/md_util.h"
+
+namespace dossier {
+namespace {
+
+std::string OrDash(const std::string& s) {
+  return s.empty() ? "-" : s;
+}
+
+template <class T>
+std::string Short(const Fact<T>& f) {
+  if (f.known()) return md::Escape(md::Str(*f));
+  return "unknown";
+}
+
+}  // namespace
+
+void MdHypervisor(const MachineView& mv, std::string* out) {
+  const HypervisorInfo& hv = mv.machine.hypervisor;
+  if (!hv.kind.known()) {
+    *out += "No VMs run here (" + md::Escape(hv.kind.unknown.empty() ? "not collected" : hv.kind.unknown) +
+            ").\n";
+    return;
+  }
+  *out += "Hypervisor: **" + *hv.kind + "**" +
+          (hv.node.known() ? ", node `" + *hv.node + "`" : std::string()) + ".\n\n";
+  for (const auto& vm : hv.vms) {
+    *out += "VM " + md::Code(vm.id, false) + (vm.name.known() ? " (" + md::Escape(*vm.name) + ")" : "") +
+            ": " + (vm.running.value_or(false) ? "running, pid " + Short(vm.pid) : "not running") +
+            ", machine " + Short(vm.machine) + ", NUMA " +
+            (vm.numa.value_or(false) ? "on" : "off") + ", SMBIOS UUID " + Short(vm.smbios_uuid) +
+            " — " + md::Code(vm.config.value_or(""), false) + "\n\n";
+    if (!vm.numa_nodes.empty()) {
+      md::Table t({"guest node", "cpus", "host nodes", "policy"});
+      for (const auto& n : vm.numa_nodes)
+        t.Row({std::to_string(n.id), Short(n.cpus), md::Cell(n.hostnodes), Short(n.policy)});
+      *out += t.Render() + "\n";
+    }
+    if (!vm.hostpci.empty()) {
+      md::Table t({"slot", "configured", "mapping", "pcie", "running host address", "guest bus"});
+      for (const auto& h : vm.hostpci)
+        t.Row({md::Code(h.slot), Short(h.host), Short(h.mapping), Short(h.pcie),
+               md::Cell(h.running_host_address), Short(h.guest_bus)});
+      *out += t.Render() + "\n";
+    }
+  }
+  if (!hv.pci_mappings.empty()) {
+    md::Table t({"mapping", "node", "path", "iommugroup", "group now", "status", "problem"});
+    for (const auto& m : hv.pci_mappings)
+      for (const auto& e : m.entries) {
+        std::string status = Short(e.status);
+        if (status == "stale" || status == "missing") status = "**" + status + "**";
+        t.Row({md::Code(m.name), Short(e.node), md::Code(e.path.value_or("")), Short(e.iommugroup),
+               md::Cell(e.iommu_group_now), status, e.problem.known() ? md::Code(*e.problem) : "-"});
+      }
+    *out += "PCI resource mappings (" + md::Code(hv.pci_cfg.source, false) +
+            "), checked as Proxmox checks them at VM start:\n\n" + t.Render() + "\n";
+  }
+  if (!hv.problems.empty()) {
+    *out += "Input not understood (ignored):\n\n";
+    for (const auto& p : hv.problems) *out += "- " + md::Code(p, false) + "\n";
+    *out += "\n";
+  }
+}
+
+void MdPassthrough(const View& view, const MachineView& mv, std::string* out) {
+  const MachineLink* l = view.HostLinkOf(mv.machine.name);
+  if (!l) return;
+  *out += "#### Passthrough map (host `" + l->host + "`, VM " + l->vm_id + ")\n\n";
+  *out += "Linked by " + std::string(l->how == "smbios-uuid" ? "SMBIOS UUID" : "the notes") + ": " +
+          md::Escape(l->evidence) + ".\n\n";
+  md::Table t({"guest GPU", "root port", "port #", "slot", "host GPU", "from", "host NUMA",
+               "host root complex", "IOMMU group", "host link"});
+  for (const auto& p : l->gpus) {
+    std::string link = p.host_link.current.gen.known() && p.host_link.current.width.known()
+                           ? "Gen" + std::to_string(*p.host_link.current.gen) + " x" +
+                                 std::to_string(*p.host_link.current.width)
+                           : "-";
+    t.Row({md::Code(p.guest_address), OrDash(p.guest_port.empty() ? "" : md::Code(p.guest_port)),
+           p.port_number.known() ? std::to_string(*p.port_number) : "?", OrDash(p.slot),
+           p.host_address.empty() ? "unknown" : md::Code(p.host_address), OrDash(p.source),
+           Short(p.host_numa_node), Short(p.host_root_complex), Short(p.host_iommu_group), link});
+  }
+  *out += t.Render() + "\n";
+  for (const auto& p : l->gpus) *out += "- " + md::Code(p.guest_address) + ": " + md::Escape(p.why) + "\n";
+  *out += "\nGuest bus numbers follow slot order: on a Proxmox Q35 guest hostpci4-7 (ports at "
+          "10.0-10.3) come before hostpci0-3 (1c.0-1c.3).\n\n";
+}
+
+}  // namespace dossier

@@ -1,0 +1,187 @@
+// Guest and host as one system, end to end through the binary: the seed story's guest and host
+// collected into one dossier link by SMBIOS UUID (or by a note), the passthrough map follows the
+// running QEMU command line, the stale mapping is a critical finding, and the generators act on it.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <pugixml.hpp>
+
+#include "fixture_trees.h"
+#include "hypervisor/pci_cfg.h"
+#include "run_process.h"
+#include "temp_dir.h"
+
+namespace dossier {
+namespace {
+
+using nlohmann::json;
+using testing::FixtureTree;
+using testing::ProcessResult;
+using testing::ReadWholeFile;
+using testing::RunProcess;
+using testing::TempDir;
+
+ProcessResult RunDossier(std::vector<std::string> args) {
+  args.insert(args.begin(), DOSSIER_BINARY);
+  return RunProcess(args);
+}
+
+struct SeedDossier {
+  TempDir tmp;
+  std::string dir = tmp.path() + "/dossier";
+  explicit SeedDossier(const std::string& guest_tree = "seed-guest") {
+    for (const std::string& t : {guest_tree, std::string("seed-host")}) {
+      auto r = RunDossier({"collect", "-q", "--root", FixtureTree(t), "--dossier", dir});
+      EXPECT_EQ(r.exit_code, 0) << r.err;
+    }
+  }
+};
+
+const json* GhMachine(const json& report, const std::string& name) {
+  for (const auto& m : report["machines"])
+    if (m["name"] == name) return &m;
+  return nullptr;
+}
+
+TEST(GuestHost, LinkedBySmbiosUuidWithThePassthroughMapFromTheRunningVm) {
+  SeedDossier d;
+  auto r = RunDossier({"report", "--dossier", d.dir, "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json j = json::parse(r.out);
+  const json* g = GhMachine(j, "gpu-vm");
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ((*g)["host_link"]["how"], "smbios-uuid");
+  EXPECT_EQ((*g)["host_link"]["vm_id"], "100");
+  const json& pt = (*g)["passthrough"];
+  ASSERT_EQ(pt.size(), 8u);
+  // Bus 01 is behind 00:10.0 = port 5 = hostpci4, which the running VM has at 71:00.0 (NUMA 0);
+  // bus 05 behind 00:1c.0 = port 1 = hostpci0 = f1:00.0 (NUMA 1).
+  EXPECT_EQ(pt[0]["guest_address"], "0000:01:00.0");
+  EXPECT_EQ(pt[0]["guest_port"], "0000:00:10.0");
+  EXPECT_EQ(pt[0]["guest_port_number"], 5);
+  EXPECT_EQ(pt[0]["slot"], "hostpci4");
+  EXPECT_EQ(pt[0]["host_address"], "0000:71:00.0");
+  EXPECT_EQ(pt[0]["source"], "qemu-cmdline");
+  EXPECT_EQ(pt[0]["host_numa_node"], 0);
+  EXPECT_EQ(pt[0]["host_root_complex"], "pci0000:70");
+  EXPECT_EQ(pt[4]["slot"], "hostpci0");
+  EXPECT_EQ(pt[4]["host_address"], "0000:f1:00.0");
+  EXPECT_EQ(pt[4]["host_numa_node"], 1);
+  const json* h = GhMachine(j, "pve");
+  ASSERT_NE(h, nullptr);
+  EXPECT_TRUE((*h)["passthrough"].is_null());
+  EXPECT_EQ((*h)["hypervisor"]["kind"], "proxmox");
+  EXPECT_EQ((*h)["hypervisor"]["vms"][0]["running"], true);
+  EXPECT_EQ((*h)["hypervisor"]["vms"][0]["hostpci"][4]["running_host_address"], "0000:71:00.0");
+}
+
+TEST(GuestHost, StaleMappingIsCriticalInProxmoxsOwnWords) {
+  SeedDossier d;
+  auto r = RunDossier({"report", "--dossier", d.dir, "--format", "json"});
+  json j = json::parse(r.out);
+  const json* h = GhMachine(j, "pve");
+  ASSERT_NE(h, nullptr);
+  const json& e = (*h)["hypervisor"]["pci_mappings"][7]["entries"][0];
+  EXPECT_EQ(e["status"], "stale");
+  EXPECT_EQ(e["iommugroup"], 8);
+  const json* f = nullptr;
+  for (const auto& x : (*h)["findings"])
+    if (x["id"] == "vm.mapping-stale") f = &x;
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ((*f)["severity"], "critical");
+  EXPECT_NE((*f)["title"].get<std::string>().find("VM 100 will not start"), std::string::npos);
+  EXPECT_NE((*f)["explanation"].get<std::string>().find("'iommugroup' does not match for 'gpu7' (8 != "),
+            std::string::npos);
+}
+
+TEST(GuestHost, PveMappingChangesOnlyTheStaleGroupNumbers) {
+  SeedDossier d;
+  TempDir out;
+  const std::string file = out.path() + "/pci.cfg";
+  auto r = RunDossier({"generate", "pve-mapping", "--dossier", d.dir, "--output", file});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string before = ReadWholeFile(std::string(DOSSIER_SOURCE_DIR) +
+                                     "/tests/fixtures/trees/seed-host/files/etc/pve/mapping/pci.cfg");
+  std::string after = ReadWholeFile(file);
+  auto pb = hypervisor::ParsePciCfg(before, "before"), pa = hypervisor::ParsePciCfg(after, "after");
+  ASSERT_EQ(pb.positions.size(), pa.positions.size());
+  // Everything outside the group values is byte for byte the same.
+  std::string sb = before, sa = after;
+  for (size_t i = pb.positions.size(); i-- > 0;) {
+    sb.erase(pb.positions[i].group_offset, pb.positions[i].group_length);
+    sa.erase(pa.positions[i].group_offset, pa.positions[i].group_length);
+  }
+  EXPECT_EQ(sa, sb);
+  EXPECT_NE(after, before);
+  EXPECT_NE(r.err.find("pvesh set /cluster/mapping/pci/gpu7 --map 'id=10de:2bb1,iommugroup="),
+            std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("verify: qm start 100"), std::string::npos) << r.err;
+  auto diff = RunDossier({"generate", "pve-mapping", "--dossier", d.dir, "--diff"});
+  ASSERT_EQ(diff.exit_code, 0) << diff.err;
+  EXPECT_NE(diff.out.find("-\tmap id=10de:2bb1,iommugroup=8,node=pve,path=0000:01:00.0"),
+            std::string::npos) << diff.out;
+}
+
+TEST(GuestHost, NcclTopoGivesGuestGpusTheHostTree) {
+  SeedDossier d;
+  auto r = RunDossier({"generate", "nccl-topo", "--dossier", d.dir});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  pugi::xml_document doc;
+  ASSERT_TRUE(doc.load_string(r.out.c_str())) << r.out;
+  pugi::xml_node sys = doc.child("system");
+  EXPECT_STREQ(sys.attribute("version").value(), "1");
+  std::map<std::string, std::string> gpu_node;  // guest busid -> numaid
+  int cpus = 0;
+  for (auto cpu : sys.children("cpu")) {
+    ++cpus;
+    EXPECT_STRNE(cpu.attribute("affinity").value(), "");
+    for (auto port : cpu.children("pci")) {
+      // Each GPU alone under its own host root port (separate root complexes).
+      EXPECT_STREQ(port.attribute("class").value(), "0x060400");
+      auto gpu = port.child("pci");
+      ASSERT_TRUE(gpu);
+      EXPECT_STREQ(gpu.attribute("link_speed").value(), "32.0 GT/s PCIe");
+      EXPECT_STREQ(gpu.attribute("link_width").value(), "16");
+      gpu_node[gpu.attribute("busid").value()] = cpu.attribute("numaid").value();
+    }
+  }
+  EXPECT_EQ(cpus, 2);
+  ASSERT_EQ(gpu_node.size(), 8u);
+  EXPECT_EQ(gpu_node["0000:01:00.0"], "0");  // host 71:00.0
+  EXPECT_EQ(gpu_node["0000:05:00.0"], "1");  // host f1:00.0
+}
+
+TEST(GuestHost, NumaAffinityUnitOneLinePerGpu) {
+  SeedDossier d;
+  auto r = RunDossier({"generate", "numa-affinity", "--dossier", d.dir});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("ExecStart=/bin/sh -c 'echo 0 > /sys/bus/pci/devices/0000:01:00.0/numa_node'"),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("ExecStart=/bin/sh -c 'echo 1 > /sys/bus/pci/devices/0000:05:00.0/numa_node'"),
+            std::string::npos);
+  EXPECT_NE(r.out.find("NOT where memory lives"), std::string::npos);
+  EXPECT_NE(r.out.find("numa0: cpus=0-31,hostnodes=0"), std::string::npos) << r.out;
+}
+
+TEST(GuestHost, WithoutRootTheGuestLinksByANoteAndSaysSo) {
+  SeedDossier d("seed-guest-unprivileged");
+  auto none = RunDossier({"generate", "nccl-topo", "--dossier", d.dir});
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.err.find("no host is linked"), std::string::npos) << none.err;
+  auto n = RunDossier({"note", "--dossier", d.dir, "machine", "gpu-vm", "--host", "pve", "--vm", "100"});
+  ASSERT_EQ(n.exit_code, 0) << n.err;
+  auto r = RunDossier({"report", "--dossier", d.dir, "--format", "json"});
+  json j = json::parse(r.out);
+  const json* g = GhMachine(j, "gpu-vm");
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ((*g)["host_link"]["how"], "note");
+  const json& pt = (*g)["passthrough"];
+  ASSERT_EQ(pt.size(), 8u);
+  // No port number without root: the root port's place in Proxmox's Q35 layout says it.
+  EXPECT_TRUE(pt[0]["guest_port_number"].is_null());
+  EXPECT_EQ(pt[0]["slot"], "hostpci4");
+  EXPECT_EQ(pt[0]["host_address"], "0000:71:00.0");
+}
+
+}  // namespace
+}  // namespace dossier
