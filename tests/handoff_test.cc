@@ -79,7 +79,7 @@ TEST(Handoff, SummaryComesFirstAndSaysWhatBlocks) {
   size_t blocked = s.find("**Blocked by:**");
   ASSERT_NE(blocked, std::string::npos) << s;
   EXPECT_NE(s.find("qm start 100", blocked), std::string::npos) << s;
-  EXPECT_NE(s.find("iommu.groups-changed", blocked), std::string::npos) << s;
+  EXPECT_NE(s.find("vm.mapping-stale", blocked), std::string::npos) << s;
   EXPECT_NE(s.find("**Now:**"), std::string::npos) << s;
   size_t known = s.find("**Known not to help:**");
   ASSERT_NE(known, std::string::npos) << s;
@@ -95,8 +95,8 @@ TEST(Handoff, SummaryComesFirstAndSaysWhatBlocks) {
       ++pci_cfg;
       EXPECT_EQ(st["machine"], "pve-host");
       EXPECT_TRUE(st["blocking"].get<bool>());
-      EXPECT_NE(st["from"].get<std::string>().find("finding iommu.groups-changed"),
-                std::string::npos)
+      // The host's pci.cfg was read: the stale mapping entries carry the fix.
+      EXPECT_NE(st["from"].get<std::string>().find("finding vm.mapping-stale"), std::string::npos)
           << st;
     }
   }
@@ -107,7 +107,8 @@ TEST(Handoff, SummaryComesFirstAndSaysWhatBlocks) {
   std::map<std::string, std::string> sev;
   for (const auto& m : j["machines"])
     for (const auto& f : m["findings"]) sev[f["id"]] = f["severity"];
-  EXPECT_EQ(sev["iommu.groups-changed"], "critical");
+  EXPECT_EQ(sev["vm.mapping-stale"], "critical");
+  EXPECT_EQ(sev["iommu.groups-changed"], "warning") << "the cause; the stale mapping blocks";
   EXPECT_EQ(sev["p2p.separate-root-complexes"], "warning");
   EXPECT_EQ(sev["notes.contradicted"], "warning") << "IOMMU noted unknown, probed on";
   ASSERT_TRUE(j.contains("summary"));

@@ -50,6 +50,7 @@ const std::set<std::string> kCovered = {
     "nccl.p2p-fallback",
     "notes.contradicted",
     "decode.communication-bound",
+    "vm.mapping-stale",
 };
 
 void Fires(const json& doc, const std::string& id, size_t machine = 0) {
@@ -424,6 +425,25 @@ TEST(NotesRulesFrontDoor, NotesContradicted) {
       Silent(doc, "notes.contradicted");
     }
   }
+}
+
+// --- vm.mapping-stale: the seed host's pci.cfg names the groups of the boot before the BIOS
+// change; the same host with the file `dossier generate pve-mapping` writes is silent ------------
+
+TEST(HypervisorRulesFrontDoor, VmMappingStale) {
+  TempDir t;
+  const std::string d = t.path() + "/d";
+  Collect(d, FixtureTree("seed-host"), "pve");
+  json doc = ReportJson(d);
+  const json* f = FindingIn(doc, "vm.mapping-stale");
+  ASSERT_NE(f, nullptr) << ::testing::PrintToString(FindingIds(doc));
+  EXPECT_EQ(f->value("severity", ""), "critical");
+  // The corrected mapping, written into the host's tree: nothing is stale any more.
+  auto g = RunDossier({"generate", "pve-mapping", "--dossier", d, "--machine", "pve"});
+  ASSERT_EQ(g.exit_code, 0) << g.err;
+  std::string tree = VariantTree(t, "seed-host", {}, {{"etc/pve/mapping/pci.cfg", g.out}});
+  ASSERT_FALSE(tree.empty());
+  Silent(CollectJson(tree), "vm.mapping-stale");
 }
 
 TEST(RuleTableFrontDoor, EveryRegisteredRuleHasAFiringAndANearMissTest) {

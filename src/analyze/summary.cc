@@ -39,7 +39,10 @@ std::string SummaryNotHelpingKey(const std::string& what) {
     }
     return upper >= 2;
   };
-  for (size_t i = 0; i <= what.size(); ++i) {
+  // Only a name among the first three words is the subject ("Disabling ACS…", "Turning the IOMMU…");
+  // one further on is a detail of a longer subject ("Rebooting the host or the VM again").
+  int words = 0;
+  for (size_t i = 0; i <= what.size() && words < 3; ++i) {
     char c = i < what.size() ? what[i] : ' ';
     if (std::isalnum(static_cast<unsigned char>(c)) || c == '_') {
       word += c;
@@ -47,6 +50,7 @@ std::string SummaryNotHelpingKey(const std::string& what) {
     }
     if (acronym(word) || word.find('_') != std::string::npos)
       return word;  // ACS, pcie_acs_override
+    if (!word.empty()) ++words;
     word.clear();
   }
   std::string lower;

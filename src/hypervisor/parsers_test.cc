@@ -43,7 +43,7 @@ TEST(QemuServerConf, SeedHostVmWithMappingsAndNuma) {
   EXPECT_EQ(*vm.hostpci[3].mapping, "gpu3");
   EXPECT_TRUE(*vm.hostpci[3].pcie);
   EXPECT_FALSE(vm.hostpci[3].host.known());
-  EXPECT_EQ(vm.hostpci[3].mapping.source, "/etc/pve/qemu-server/100.conf:9");
+  EXPECT_EQ(vm.hostpci[3].mapping.source, "/etc/pve/qemu-server/100.conf:10");
 }
 
 TEST(QemuServerConf, BareAddressesCommentsAndNoPcieFlag) {

@@ -90,6 +90,11 @@ void ParseHostPci(const std::string& key, const std::string& value, const std::s
   if (!h.host.known() && !h.mapping.known())
     out->problems.push_back(src + ": " + key + " names neither a host address nor a mapping");
   if (!h.pcie.known()) h.pcie = At(false, src + " (pcie not set: conventional PCI slot)");
+  // Options left out take Proxmox's defaults (qemu-server's PCI.pm): no x-vga, the ROM BAR on.
+  if (!h.x_vga.known()) h.x_vga = At(false, src + " (x-vga not set)");
+  if (!h.rombar.known()) h.rombar = At(std::string("1"), src + " (rombar not set: on)");
+  if (!h.host.known() && h.mapping.known())
+    h.host.Unknown("given by the mapping '" + *h.mapping + "' (/etc/pve/mapping/pci.cfg)", src);
   out->vm.hostpci.push_back(std::move(h));
 }
 
@@ -176,8 +181,8 @@ VmConfigParse ParseQemuServerConf(std::string_view text, const std::string& name
       const std::string* cur = FindOption(opts, "current");
       SetConfInt(key, cur ? *cur : value, src, &out.vm.memory_mib, &out);
     } else if (key == "smbios1") {
-      if (const std::string* u = FindOption(SplitOptions(value), "uuid"))
-        out.vm.smbios_uuid = At(ToLower(*u), src);
+      auto opts = SplitOptions(value);  // kept: FindOption points into it
+      if (const std::string* u = FindOption(opts, "uuid")) out.vm.smbios_uuid = At(ToLower(*u), src);
     } else if (key == "args") {
       out.vm.args = At(value, src);
     }
@@ -186,6 +191,7 @@ VmConfigParse ParseQemuServerConf(std::string_view text, const std::string& name
     out.vm.machine.Unknown("not set: Proxmox's default, i440FX (pc)", name);
   if (!out.vm.numa.known()) out.vm.numa = Known(false, name + " (numa not set)");
   if (!out.vm.smbios_uuid.known()) out.vm.smbios_uuid.Unknown("no smbios1: uuid=", name);
+  if (!out.vm.args.known()) out.vm.args = Known(std::string(), name + " (args not set)");
   std::sort(out.vm.numa_nodes.begin(), out.vm.numa_nodes.end(),
             [](const VmNumaNode& a, const VmNumaNode& b) { return a.id < b.id; });
   return out;

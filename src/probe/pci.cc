@@ -227,6 +227,14 @@ bool ReadConfig(const RootFs& fs, const std::string& dir, PciDevice* d, PciConfi
                : UnknownPciConfig(ReasonFor(bytes.error()), path);
   d->port_type = cfg->port_type;
   d->port_number = cfg->port_number;
+  if (!d->port_number.known() && d->port_number.unknown.empty()) {
+    // Only root and downstream ports carry a port number (Link Capabilities bits 31:24).
+    if (!d->port_type.known())
+      d->port_number.Unknown(d->port_type.unknown, d->port_type.source);
+    else
+      d->port_number.Unknown("a " + *d->port_type + " has none (root and downstream ports only)",
+                             d->port_type.source);
+  }
   d->acs = cfg->acs;
   d->rebar = cfg->rebar;
   return bytes && bytes->size() == 64;

@@ -53,8 +53,17 @@ nlohmann::json FactJson(const Fact<T>& f) {
 void Passthrough(const View& view, const MachineView& mv, nlohmann::json* m) {
   const MachineLink* l = view.HostLinkOf(mv.machine.name);
   if (!l) {
+    // Null, with the reason in the provenance like every other unknown.
+    const Fact<bool>& guest = mv.machine.virtualization.guest;
+    std::string why =
+        guest.known() && !*guest
+            ? "not a guest"
+            : "no host linked: collect or import the host into this dossier (linked by the "
+              "guest's SMBIOS UUID, or by 'dossier note machine NAME --host HOST --vm VMID')";
     (*m)["host_link"] = nullptr;
     (*m)["passthrough"] = nullptr;
+    (*m)["provenance"]["/host_link"] = {{"unknown", why}};
+    (*m)["provenance"]["/passthrough"] = {{"unknown", why}};
     return;
   }
   (*m)["host_link"] = {

@@ -92,7 +92,7 @@ TEST(MdGpus, IsASectionOfTheDocument) {
     if (std::string(sections[i].title) != "GPUs and topology") continue;
     found = true;
     ASSERT_GT(i, 0u);
-    EXPECT_STREQ(sections[i - 1].title, "Virtualization");
+    EXPECT_STREQ(sections[i - 1].title, "VMs on this host");  // after Virtualization
   }
   EXPECT_TRUE(found);
 }

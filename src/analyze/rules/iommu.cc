@@ -100,8 +100,16 @@ std::optional<Finding> RuleIommuGroupsChanged(const RuleContext& ctx) {
       "to start a VM when it no longer matches; devices that now share a group must all be "
       "passed to the same VM. The numbers below are from this boot: recheck after any further "
       "BIOS change.";
-  f.actions.push_back({"Update the mapping to this boot's groups: " + JoinList(mapping, 16),
-                       "grep -n iommugroup /etc/pve/mapping/pci.cfg; qm start VMID", ""});
+  if (!m.hypervisor.pci_mappings.empty()) {
+    // The mapping itself was read: vm.mapping-stale says which entries no longer match and
+    // carries the fix (and the blocking severity); this finding is the cause, not a second fix.
+    f.severity = kWarning;
+    f.explanation += " This machine's pci.cfg was read: vm.mapping-stale names the entries that "
+                     "no longer match, if any.";
+  } else {
+    f.actions.push_back({"Update the mapping to this boot's groups: " + JoinList(mapping, 16),
+                         "grep -n iommugroup /etc/pve/mapping/pci.cfg; qm start VMID", ""});
+  }
   f.not_helping = {
       "Changing ACS back and forth: each change renumbers the groups again; fix the mapping to "
       "the current numbers."};

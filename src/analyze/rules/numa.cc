@@ -90,18 +90,18 @@ std::optional<Finding> RuleNumaGpuAffinityUnknown(const RuleContext& ctx) {
              "` prints a systemd unit (and the same as a script) with one line per GPU, from the "
              "host's topology",
          "cat /sys/bus/pci/devices/" + unknown.front()->address +
-             "/numa_node; nvidia-smi topo -m   # NUMA Affinity column"});
+             "/numa_node; nvidia-smi topo -m   # NUMA Affinity column", ""});
     if (!bound)
       f.actions.push_back(
           {"Bind the VM's guest NUMA nodes to host nodes so memory is placed too (numa: 1, "
            "numaN: cpus=…,hostnodes=…,policy=bind in the VM config; the numa-affinity unit's "
            "comments give the lines): writing numa_node fixes what the kernel reports, not where "
            "memory lives",
-           "numastat -m on the host while the VM runs"});
+           "numastat -m on the host while the VM runs", "host"});
     f.actions.push_back(
         {"Give NCCL the host's real tree: `dossier generate nccl-topo --machine " + m.name +
              "` and NCCL_TOPO_FILE in the server's environment",
-         "NCCL_DEBUG=INFO <server command> 2>&1 | grep -i topo"});
+         "NCCL_DEBUG=INFO <server command> 2>&1 | grep -i topo", ""});
   } else if (guest) {
     f.actions.push_back(
         {"At boot, as root, write each GPU's node (taken from the host's topology) into sysfs: "

@@ -64,7 +64,7 @@ std::optional<Finding> RuleVmMappingStale(const RuleContext& ctx) {
            "commands).",
        "qm start " + (vms_hit.empty() ? std::string("VMID") : *vms_hit.begin()) + " && qm showcmd " +
            (vms_hit.empty() ? std::string("VMID") : *vms_hit.begin()) +
-           " --pretty | grep vfio-pci"});
+           " --pretty | grep vfio-pci", "host"});
   return f;
 }
 
