@@ -16,6 +16,7 @@
 #include <set>
 
 #include "fixture_trees.h"
+#include "golden.h"
 #include "probe/probe.h"
 #include "run_process.h"
 #include "temp_dir.h"
@@ -25,6 +26,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+using testing::ExpectMatchesGolden;
 using testing::FixtureTree;
 using testing::ProcessResult;
 using testing::ReadWholeFile;
@@ -67,42 +69,6 @@ std::string Normalize(const std::string& text, const std::string& root) {
     }
   }
   return out;
-}
-
-// The first line where two texts differ, for a readable failure.
-std::string FirstDifference(const std::string& want, const std::string& got) {
-  std::istringstream a(want), b(got);
-  std::string la, lb;
-  for (int line = 1;; ++line) {
-    bool ha = static_cast<bool>(std::getline(a, la)), hb = static_cast<bool>(std::getline(b, lb));
-    if (!ha && !hb) return "texts differ only in the final newline";
-    if (!ha || !hb || la != lb)
-      return "line " + std::to_string(line) + ":\n  golden: " + (ha ? la : "<end>") +
-             "\n  actual: " + (hb ? lb : "<end>");
-  }
-}
-
-void ExpectMatchesGolden(const std::string& file, const std::string& actual) {
-  const std::string golden = std::string(DOSSIER_SOURCE_DIR) + "/tests/golden/" + file;
-  const char* update = std::getenv("DOSSIER_UPDATE_GOLDEN");
-  if (update && std::string(update) == "1") {
-    fs::create_directories(fs::path(golden).parent_path());
-    std::ofstream(golden, std::ios::binary) << actual;
-    return;
-  }
-  if (!fs::exists(golden)) {
-    ADD_FAILURE() << golden << " does not exist; create it with DOSSIER_UPDATE_GOLDEN=1";
-    return;
-  }
-  std::string want = ReadWholeFile(golden);
-  if (want == actual) return;
-  const std::string dir = std::string(DOSSIER_BUILD_DIR) + "/golden-actual";
-  fs::create_directories(dir);
-  std::ofstream(dir + "/" + file, std::ios::binary) << actual;
-  ADD_FAILURE() << file << " differs from the golden file, first at "
-                << FirstDifference(want, actual) << "\nsee: diff -u " << golden << " " << dir << "/"
-                << file
-                << "\nif the change is intended: DOSSIER_UPDATE_GOLDEN=1 and review git diff";
 }
 
 // --- golden reports of every tree

@@ -7,6 +7,7 @@
 #include <pugixml.hpp>
 
 #include "fixture_trees.h"
+#include "golden.h"
 #include "hypervisor/pci_cfg.h"
 #include "run_process.h"
 #include "temp_dir.h"
@@ -90,8 +91,9 @@ TEST(GuestHost, StaleMappingIsCriticalInProxmoxsOwnWords) {
   ASSERT_NE(f, nullptr);
   EXPECT_EQ((*f)["severity"], "critical");
   EXPECT_NE((*f)["title"].get<std::string>().find("VM 100 will not start"), std::string::npos);
-  EXPECT_NE((*f)["explanation"].get<std::string>().find("'iommugroup' does not match for 'gpu7' (8 != "),
-            std::string::npos);
+  EXPECT_NE(
+      (*f)["explanation"].get<std::string>().find("'iommugroup' does not match for 'gpu7' (8 != "),
+      std::string::npos);
 }
 
 TEST(GuestHost, PveMappingChangesOnlyTheStaleGroupNumbers) {
@@ -100,8 +102,9 @@ TEST(GuestHost, PveMappingChangesOnlyTheStaleGroupNumbers) {
   const std::string file = out.path() + "/pci.cfg";
   auto r = RunDossier({"generate", "pve-mapping", "--dossier", d.dir, "--output", file});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  std::string before = ReadWholeFile(std::string(DOSSIER_SOURCE_DIR) +
-                                     "/tests/fixtures/trees/seed-host/files/etc/pve/mapping/pci.cfg");
+  std::string before =
+      ReadWholeFile(std::string(DOSSIER_SOURCE_DIR) +
+                    "/tests/fixtures/trees/seed-host/files/etc/pve/mapping/pci.cfg");
   std::string after = ReadWholeFile(file);
   auto pb = hypervisor::ParsePciCfg(before, "before"), pa = hypervisor::ParsePciCfg(after, "after");
   ASSERT_EQ(pb.positions.size(), pa.positions.size());
@@ -114,12 +117,14 @@ TEST(GuestHost, PveMappingChangesOnlyTheStaleGroupNumbers) {
   EXPECT_EQ(sa, sb);
   EXPECT_NE(after, before);
   EXPECT_NE(r.err.find("pvesh set /cluster/mapping/pci/gpu7 --map 'id=10de:2bb1,iommugroup="),
-            std::string::npos) << r.err;
+            std::string::npos)
+      << r.err;
   EXPECT_NE(r.err.find("verify: qm start 100"), std::string::npos) << r.err;
   auto diff = RunDossier({"generate", "pve-mapping", "--dossier", d.dir, "--diff"});
   ASSERT_EQ(diff.exit_code, 0) << diff.err;
   EXPECT_NE(diff.out.find("-\tmap id=10de:2bb1,iommugroup=8,node=pve,path=0000:01:00.0"),
-            std::string::npos) << diff.out;
+            std::string::npos)
+      << diff.out;
 }
 
 TEST(GuestHost, NcclTopoGivesGuestGpusTheHostTree) {
@@ -155,10 +160,13 @@ TEST(GuestHost, NumaAffinityUnitOneLinePerGpu) {
   SeedDossier d;
   auto r = RunDossier({"generate", "numa-affinity", "--dossier", d.dir});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("ExecStart=/bin/sh -c 'echo 0 > /sys/bus/pci/devices/0000:01:00.0/numa_node'"),
-            std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("ExecStart=/bin/sh -c 'echo 1 > /sys/bus/pci/devices/0000:05:00.0/numa_node'"),
-            std::string::npos);
+  EXPECT_NE(
+      r.out.find("ExecStart=/bin/sh -c 'echo 0 > /sys/bus/pci/devices/0000:01:00.0/numa_node'"),
+      std::string::npos)
+      << r.out;
+  EXPECT_NE(
+      r.out.find("ExecStart=/bin/sh -c 'echo 1 > /sys/bus/pci/devices/0000:05:00.0/numa_node'"),
+      std::string::npos);
   EXPECT_NE(r.out.find("NOT where memory lives"), std::string::npos);
   EXPECT_NE(r.out.find("numa0: cpus=0-31,hostnodes=0"), std::string::npos) << r.out;
 }
@@ -168,7 +176,8 @@ TEST(GuestHost, WithoutRootTheGuestLinksByANoteAndSaysSo) {
   auto none = RunDossier({"generate", "nccl-topo", "--dossier", d.dir});
   EXPECT_EQ(none.exit_code, 2);
   EXPECT_NE(none.err.find("no host is linked"), std::string::npos) << none.err;
-  auto n = RunDossier({"note", "--dossier", d.dir, "machine", "gpu-vm", "--host", "pve", "--vm", "100"});
+  auto n =
+      RunDossier({"note", "--dossier", d.dir, "machine", "gpu-vm", "--host", "pve", "--vm", "100"});
   ASSERT_EQ(n.exit_code, 0) << n.err;
   auto r = RunDossier({"report", "--dossier", d.dir, "--format", "json"});
   json j = json::parse(r.out);
@@ -181,6 +190,38 @@ TEST(GuestHost, WithoutRootTheGuestLinksByANoteAndSaysSo) {
   EXPECT_TRUE(pt[0]["guest_port_number"].is_null());
   EXPECT_EQ(pt[0]["slot"], "hostpci4");
   EXPECT_EQ(pt[0]["host_address"], "0000:71:00.0");
+}
+
+// Every generator's artifact for the seed story, as a person would review it (stdout), and what
+// it says on stderr; the dossier path is replaced by <dir>.
+TEST(GuestHost, GeneratorGoldens) {
+  SeedDossier d;
+  struct Case {
+    std::vector<std::string> args;
+    const char* golden;
+    int exit_code;
+  };
+  const std::vector<Case> cases = {
+      {{"pve-mapping"}, "generate-pve-mapping.txt", 0},
+      {{"pve-mapping", "--diff"}, "generate-pve-mapping-diff.txt", 0},
+      {{"nccl-topo"}, "generate-nccl-topo.txt", 0},
+      {{"numa-affinity"}, "generate-numa-affinity.txt", 0},
+      // The seed host's GPUs are bound to vfio-pci on separate root complexes: no P2P status, so
+      // no clique is advertised, and the refusal says what to run.
+      {{"qemu-args"}, "generate-qemu-args.txt", 2},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.golden);
+    std::vector<std::string> args = {"generate"};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    args.insert(args.end(), {"--dossier", d.dir});
+    auto r = RunDossier(args);
+    EXPECT_EQ(r.exit_code, c.exit_code) << r.err;
+    std::string text = "--- stdout\n" + r.out + "--- stderr\n" + r.err;
+    for (size_t at; (at = text.find(d.dir)) != std::string::npos;)
+      text.replace(at, d.dir.size(), "<dir>");
+    testing::ExpectMatchesGolden(c.golden, text);
+  }
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <regex>
 
 #include "fixture_trees.h"
+#include "golden.h"
 #include "run_process.h"
 #include "temp_dir.h"
 
@@ -51,14 +52,7 @@ std::string ImportNormalize(std::string text, const std::string& dir) {
 }
 
 void ImportGolden(const std::string& file, const std::string& actual) {
-  const std::string golden = std::string(DOSSIER_SOURCE_DIR) + "/tests/golden/" + file;
-  const char* update = std::getenv("DOSSIER_UPDATE_GOLDEN");
-  if (update && std::string(update) == "1") {
-    std::ofstream(golden, std::ios::binary) << actual;
-    return;
-  }
-  ASSERT_TRUE(fs::exists(golden)) << golden << " missing; create it with DOSSIER_UPDATE_GOLDEN=1";
-  EXPECT_EQ(ReadWholeFile(golden), actual) << "golden " << file << " differs";
+  testing::ExpectMatchesGolden(file, actual);
 }
 
 TEST(ImportCli, HelpFormatsListsBothFamilies) {

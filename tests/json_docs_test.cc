@@ -44,8 +44,8 @@ std::vector<std::string> DocumentedMachineKeys() {
     if (line.rfind("### ", 0) == 0) array_base.clear();
     if (line.rfind("| `", 0) != 0) continue;
     // The key column, without the example values in parentheses (`.engine` (`sglang`, …)).
-    std::string cell = std::regex_replace(line.substr(2, line.find(" |", 2) - 2),
-                                          std::regex("\\([^)]*\\)"), "");
+    std::string cell =
+        std::regex_replace(line.substr(2, line.find(" |", 2) - 2), std::regex("\\([^)]*\\)"), "");
     std::string first;
     bool first_relative = false;
     for (std::sregex_iterator it(cell.begin(), cell.end(), kTick), end; it != end; ++it) {
@@ -118,9 +118,10 @@ TEST(JsonContractDocs, EveryDocumentedMachineKeyOnEveryTree) {
     testing::TempDir t;
     std::string conf = ReadWholeFile(testing::FixtureDescriptionDir("seed-host") +
                                      "/files/etc/pve/qemu-server/100.conf");
-    conf += "numa0: cpus=0-31,hostnodes=0,memory=245760,policy=bind\n"
-            "numa1: cpus=32-63,hostnodes=1,memory=245760,policy=bind\n"
-            "frobnicate: 1\n";
+    conf +=
+        "numa0: cpus=0-31,hostnodes=0,memory=245760,policy=bind\n"
+        "numa1: cpus=32-63,hostnodes=1,memory=245760,policy=bind\n"
+        "frobnicate: 1\n";
     std::string tree =
         testing::VariantTree(t, "seed-host", {}, {{"etc/pve/qemu-server/100.conf", conf}});
     ASSERT_FALSE(tree.empty());
@@ -150,10 +151,10 @@ TEST(JsonContractDocs, EveryDocumentedMachineKeyOnEveryTree) {
   {
     testing::TempDir t;
     const std::string imp = std::string(DOSSIER_SOURCE_DIR) + "/tests/fixtures/import/";
-    ProcessResult r = testing::RunDossier(
-        {"import", imp + "lspci/stelline-esc8000a-acsctl-grep-all-disabled.txt",
-         imp + "topo_m/stelline-asus-esc8000a-e12-4x-rtx6000ada-epyc.txt", "--machine", "pasted",
-         "--dossier", t.path() + "/d", "-q"});
+    ProcessResult r =
+        testing::RunDossier({"import", imp + "lspci/stelline-esc8000a-acsctl-grep-all-disabled.txt",
+                             imp + "topo_m/stelline-asus-esc8000a-e12-4x-rtx6000ada-epyc.txt",
+                             "--machine", "pasted", "--dossier", t.path() + "/d", "-q"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     r = testing::RunDossier({"report", "--dossier", t.path() + "/d", "--format", "json"});
     json doc = json::parse(r.out, nullptr, false);

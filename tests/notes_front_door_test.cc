@@ -228,21 +228,23 @@ TEST(NoteEditsFrontDoor, EntriesWrittenAsInlineTables) {
   t.Write("d/notes.toml", base);
   auto r = RunDossier({"note", "--dossier", d, "done", "2"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(MaskTimes(ReadWholeFile(path)),
-            "# steps as inline tables\n"
-            "next = [{ do = \"a\" }, { do = \"b\", verify = \"v\", done = true, when = \"<time>\" }]\n"
-            "fact = [\n"
-            "  { name = \"ACS\", value = \"on\" },  # from the BIOS screen\n"
-            "]\n");
+  EXPECT_EQ(
+      MaskTimes(ReadWholeFile(path)),
+      "# steps as inline tables\n"
+      "next = [{ do = \"a\" }, { do = \"b\", verify = \"v\", done = true, when = \"<time>\" }]\n"
+      "fact = [\n"
+      "  { name = \"ACS\", value = \"on\" },  # from the BIOS screen\n"
+      "]\n");
   r = RunDossier({"note", "--dossier", d, "fact", "ACS", "off", "--status", "confirmed"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(MaskTimes(ReadWholeFile(path)),
-            "# steps as inline tables\n"
-            "next = [{ do = \"a\" }, { do = \"b\", verify = \"v\", done = true, when = \"<time>\" }]\n"
-            "fact = [\n"
-            "  { name = \"ACS\", value = \"off\", status = \"confirmed\", when = \"<time>\" },  "
-            "# from the BIOS screen\n"
-            "]\n");
+  EXPECT_EQ(
+      MaskTimes(ReadWholeFile(path)),
+      "# steps as inline tables\n"
+      "next = [{ do = \"a\" }, { do = \"b\", verify = \"v\", done = true, when = \"<time>\" }]\n"
+      "fact = [\n"
+      "  { name = \"ACS\", value = \"off\", status = \"confirmed\", when = \"<time>\" },  "
+      "# from the BIOS screen\n"
+      "]\n");
   json n = Show(d);
   EXPECT_EQ(n["next"][1]["done"], true);
   EXPECT_EQ(n["facts"][0]["status"], "confirmed");

@@ -345,7 +345,6 @@ TEST(MeasurementRulesFrontDoor, P2pBelowExpectation) {
   Silent(ReportJson(d2), "p2p.below-expectation");
 }
 
-
 // --- decode.communication-bound: SGLang serving GLM-5 at TP 8 with a measured GPU-to-GPU
 // latency; the same machine before any GPU-to-GPU copy was measured (no hop to price) ----------
 
@@ -383,15 +382,16 @@ TEST(ImportRulesFrontDoor, NcclP2pFallback) {
   const std::string head =
       "n1:7:7 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\n"
       "n1:7:7 [0] NCCL INFO cudaDriverVersion 12040\n";
-  t.Write("shm.log", head +
-                         "n1:7:7 [0] NCCL INFO Could not enable P2P between dev 0(=1000) and "
-                         "dev 1(=81000)\n"
-                         "n1:7:7 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via SHM/direct/direct\n");
+  t.Write("shm.log",
+          head +
+              "n1:7:7 [0] NCCL INFO Could not enable P2P between dev 0(=1000) and "
+              "dev 1(=81000)\n"
+              "n1:7:7 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via SHM/direct/direct\n");
   t.Write("p2p.log", head + "n1:7:7 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC/read\n");
   for (const char* name : {"shm", "p2p"}) {
     const std::string d = t.path() + "/" + name;
-    auto r = RunDossier({"import", t.path() + "/" + name + ".log", "--machine", "n1", "--dossier",
-                         d, "-q"});
+    auto r = RunDossier(
+        {"import", t.path() + "/" + name + ".log", "--machine", "n1", "--dossier", d, "-q"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     json doc = ReportJson(d);
     if (std::string(name) == "shm") {
@@ -413,8 +413,8 @@ TEST(NotesRulesFrontDoor, NotesContradicted) {
     TempDir t;
     const std::string d = t.path() + "/d";
     Collect(d, FixtureTree(tree), "box");
-    auto r = RunDossier({"note", "--dossier", d, "fact", "--machine", "box", "NUMA affinity",
-                         "set", "--status", "confirmed"});
+    auto r = RunDossier({"note", "--dossier", d, "fact", "--machine", "box", "NUMA affinity", "set",
+                         "--status", "confirmed"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     json doc = ReportJson(d);
     if (std::string(tree) == "seed-guest") {

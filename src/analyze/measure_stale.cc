@@ -39,8 +39,8 @@ std::string MeasurementStale(const MachineView& mv, const std::string& time,
     if (!later || s.time > later->time) later = &s;
   }
   if (!later) return "";
-  return "measured in boot " + std::string(CutUtf8(boot, 8)) + "; " + later->what + " at " + later->time +
-         " ran in boot " + std::string(CutUtf8(later->boot, 8)) + " (a reboot since)";
+  return "measured in boot " + std::string(CutUtf8(boot, 8)) + "; " + later->what + " at " +
+         later->time + " ran in boot " + std::string(CutUtf8(later->boot, 8)) + " (a reboot since)";
 }
 
 }  // namespace dossier

@@ -39,8 +39,9 @@ std::string SummaryNotHelpingKey(const std::string& what) {
     }
     return upper >= 2;
   };
-  // Only a name among the first three words is the subject ("Disabling ACS…", "Turning the IOMMU…");
-  // one further on is a detail of a longer subject ("Rebooting the host or the VM again").
+  // Only a name among the first three words is the subject ("Disabling ACS…", "Turning the
+  // IOMMU…"); one further on is a detail of a longer subject ("Rebooting the host or the VM
+  // again").
   int words = 0;
   for (size_t i = 0; i <= what.size() && words < 3; ++i) {
     char c = i < what.size() ? what[i] : ' ';

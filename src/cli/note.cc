@@ -280,8 +280,9 @@ const std::vector<NoteSub>& NoteSubs() {
          s->add_option("--host,--guest-of", a->guest_of,
                        "for a guest: its host's name (links the two when the guest's SMBIOS "
                        "UUID could not be read)");
-         s->add_option("--vm", a->vm, "for a guest: its VM id on the host (Proxmox VMID, libvirt "
-                                      "domain name)");
+         s->add_option("--vm", a->vm,
+                       "for a guest: its VM id on the host (Proxmox VMID, libvirt "
+                       "domain name)");
        },
        MachineNote},
       {"fact", "state a fact no probe can read (a BIOS setting), or update it",

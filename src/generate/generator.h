@@ -51,5 +51,7 @@ Result<Artifact> GenerateNumaAffinity(const GenerateArgs&, const View&,
                                       const Analysis&);  // numa_affinity.cc
 Result<Artifact> GeneratePrometheus(const GenerateArgs&, const View&,
                                     const Analysis&);  // prometheus.cc
+Result<Artifact> GenerateQemuArgs(const GenerateArgs&, const View&,
+                                  const Analysis&);  // qemu_args.cc
 
 }  // namespace dossier

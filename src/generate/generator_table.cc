@@ -13,6 +13,10 @@ const std::vector<GeneratorEntry>& GeneratorTable() {
       {"numa-affinity",
        "systemd unit + script setting each guest GPU's numa_node to its host node at boot",
        GenerateNumaAffinity},
+      {"qemu-args",
+       "the args: line (Proxmox) or <qemu:commandline> (libvirt) setting x-nv-gpudirect-clique "
+       "where the host can route P2P",
+       GenerateQemuArgs},
       {"prometheus",
        "metrics in Prometheus text format for node_exporter's textfile collector "
        "(--textfile-dir DIR)",

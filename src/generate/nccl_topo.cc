@@ -36,10 +36,11 @@ std::string PciAttrs(const std::string& busid, const PciDevice& d) {
          Attr("device", d.device_id.value_or("")) +
          Attr("subsystem_vendor", d.subsystem_vendor_id.value_or("")) +
          Attr("subsystem_device", d.subsystem_device_id.value_or("")) +
-         Attr("link_speed", SpeedText(d.link.current.gen.known() ? d.link.current.gen : d.link.max.gen)) +
-         Attr("link_width", d.link.current.width.known()
-                                ? std::to_string(*d.link.current.width)
-                                : d.link.max.width.known() ? std::to_string(*d.link.max.width) : "");
+         Attr("link_speed",
+              SpeedText(d.link.current.gen.known() ? d.link.current.gen : d.link.max.gen)) +
+         Attr("link_width", d.link.current.width.known() ? std::to_string(*d.link.current.width)
+                            : d.link.max.width.known()   ? std::to_string(*d.link.max.width)
+                                                         : "");
 }
 
 // A cpulist ("0-31,64-95") as the cpumask NCCL's affinity attribute holds ("ffffffff,…").
@@ -51,12 +52,13 @@ std::string CpuMask(const std::string& cpulist) {
   std::vector<uint32_t> words(static_cast<size_t>(max / 32 + 1), 0);
   for (auto c : *cpus) words[static_cast<size_t>(c / 32)] |= 1u << (c % 32);
   std::string out;
-  for (size_t i = words.size(); i-- > 0;) out += fmt::format("{}{:08x}", out.empty() ? "" : ",", words[i]);
+  for (size_t i = words.size(); i-- > 0;)
+    out += fmt::format("{}{:08x}", out.empty() ? "" : ",", words[i]);
   return out;
 }
 
 struct Node {
-  std::string busid;          // host address for bridges, guest address for the GPU
+  std::string busid;  // host address for bridges, guest address for the GPU
   const PciDevice* dev = nullptr;
   std::vector<std::string> children;  // keys into the node map, in insertion order
   bool gpu = false;
@@ -81,8 +83,9 @@ Result<Artifact> GenerateNcclTopo(const GenerateArgs& args, const View& view, co
   for (const auto& p : l.gpus) {
     const PciDevice* hd = p.host_address.empty() ? nullptr : host.FindPci(p.host_address);
     if (!hd || !p.host_numa_node.known() || *p.host_numa_node < 0) {
-      skipped.push_back(p.guest_address + ": " +
-                        (p.host_address.empty() ? p.why : p.host_address + " has no known host NUMA node"));
+      skipped.push_back(
+          p.guest_address + ": " +
+          (p.host_address.empty() ? p.why : p.host_address + " has no known host NUMA node"));
       continue;
     }
     std::vector<const PciDevice*> chain;  // bridges from the GPU up to the root port
@@ -106,7 +109,8 @@ Result<Artifact> GenerateNcclTopo(const GenerateArgs& args, const View& view, co
   if (tops.empty()) {
     std::string why;
     for (const auto& s : skipped) why += "\n  " + s;
-    return Error::Invalid("no GPU of '" + g.name + "' has a known host GPU with a NUMA node:" + why);
+    return Error::Invalid("no GPU of '" + g.name +
+                          "' has a known host GPU with a NUMA node:" + why);
   }
 
   std::string x = "<!-- NCCL topology for the guest '" + g.name + "', from the host '" + l.host +
@@ -152,10 +156,11 @@ Result<Artifact> GenerateNcclTopo(const GenerateArgs& args, const View& view, co
   x += "<!-- Verify: " + verify + " -->\n";
   Artifact a;
   a.text = std::move(x);
-  a.notes = "Copy it to the guest '" + g.name +
-            "' and set NCCL_TOPO_FILE for the serving engine (and NCCL_TOPO_DUMP_FILE=/tmp/fused.xml "
-            "to see what NCCL made of it). It changes NCCL's path choices, not the hardware: P2P "
-            "between the GPUs still needs the host to allow it.";
+  a.notes =
+      "Copy it to the guest '" + g.name +
+      "' and set NCCL_TOPO_FILE for the serving engine (and NCCL_TOPO_DUMP_FILE=/tmp/fused.xml "
+      "to see what NCCL made of it). It changes NCCL's path choices, not the hardware: P2P "
+      "between the GPUs still needs the host to allow it.";
   a.verify = verify;
   return a;
 }

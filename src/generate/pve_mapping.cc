@@ -38,7 +38,8 @@ Result<Artifact> GeneratePveMapping(const GenerateArgs& args, const View& view, 
                           (hv.pci_cfg.unknown.empty() ? "not collected" : hv.pci_cfg.unknown) +
                           "): collect the Proxmox host, or import its pci.cfg");
   const std::string& text = *hv.pci_cfg;
-  const std::string path = hv.pci_cfg.source.empty() ? "/etc/pve/mapping/pci.cfg" : hv.pci_cfg.source;
+  const std::string path =
+      hv.pci_cfg.source.empty() ? "/etc/pve/mapping/pci.cfg" : hv.pci_cfg.source;
   auto parsed = hypervisor::ParsePciCfg(text, path);
 
   // Replacements (offset, length, new text), and what cannot be corrected by a number.
@@ -53,8 +54,8 @@ Result<Artifact> GeneratePveMapping(const GenerateArgs& args, const View& view, 
       if (hm.name == pm.name && pos.entry < hm.entries.size()) e = &hm.entries[pos.entry];
     if (!e || !e->status.known() || *e->status != "stale") {
       if (e && e->status.known() && *e->status == "missing")
-        not_fixed.push_back(pm.name + " (line " + std::to_string(pos.line) + "): " +
-                            e->problem.value_or("no device at its path") +
+        not_fixed.push_back(pm.name + " (line " + std::to_string(pos.line) +
+                            "): " + e->problem.value_or("no device at its path") +
                             ": fix the path by hand");
       continue;
     }

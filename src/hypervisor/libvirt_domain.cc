@@ -72,8 +72,7 @@ DomainParse ParseLibvirtDomain(std::string_view xml, const std::string& name) {
     vm.smbios_uuid.Unknown("no <uuid>", name);
   if (auto t = dom.child("os").child("type"); t && t.attribute("machine"))
     vm.machine = Known(std::string(t.attribute("machine").value()), src(t));
-  if (auto l = dom.child("os").child("loader"))
-    vm.bios = Known(std::string("ovmf"), src(l));
+  if (auto l = dom.child("os").child("loader")) vm.bios = Known(std::string("ovmf"), src(l));
   if (status) {
     std::string state = status.attribute("state").value();
     vm.running = Known(state == "running" || state == "paused", src(status));
@@ -84,7 +83,7 @@ DomainParse ParseLibvirtDomain(std::string_view xml, const std::string& name) {
     auto v = ParseUint(Trim(m.child_value()));
     std::string unit = m.attribute("unit") ? m.attribute("unit").value() : "KiB";
     if (v) {
-      uint64_t mib = unit == "KiB" || unit == "k" ? *v / 1024
+      uint64_t mib = unit == "KiB" || unit == "k"   ? *v / 1024
                      : unit == "MiB" || unit == "M" ? *v
                      : unit == "GiB" || unit == "G" ? *v * 1024
                                                     : 0;
@@ -109,7 +108,8 @@ DomainParse ParseLibvirtDomain(std::string_view xml, const std::string& name) {
       n.hostnodes = Known(std::string(mn.attribute("nodeset").value()), src(mn));
       n.policy = Known(std::string(mn.attribute("mode").value()), src(mn));
     }
-    if (!n.hostnodes.known()) n.hostnodes.Unknown("no <numatune><memnode> for this cell", src(cell));
+    if (!n.hostnodes.known())
+      n.hostnodes.Unknown("no <numatune><memnode> for this cell", src(cell));
     vm.numa_nodes.push_back(std::move(n));
   }
   vm.numa = Known(!vm.numa_nodes.empty(), name + " (<cpu><numa>)");

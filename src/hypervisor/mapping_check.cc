@@ -9,7 +9,9 @@ namespace {
 // "0x10de" + "0x2bb1" -> "10de:2bb1"; empty when either is unknown.
 std::string IdPair(const Fact<std::string>& a, const Fact<std::string>& b) {
   if (!a.known() || !b.known()) return "";
-  auto strip = [](const std::string& s) { return ToLower(s.rfind("0x", 0) == 0 ? s.substr(2) : s); };
+  auto strip = [](const std::string& s) {
+    return ToLower(s.rfind("0x", 0) == 0 ? s.substr(2) : s);
+  };
   return strip(*a) + ":" + strip(*b);
 }
 
@@ -67,15 +69,14 @@ void CheckPciMappings(const std::string& node, const PciInfo& pci, const std::st
               IdPair(d->subsystem_vendor_id, d->subsystem_device_id));
       if (e.iommugroup.known()) {
         if (!d->iommu_group.known()) {
-          wrong.push_back("'iommugroup' does not match for '" + m.name + "' (" +
-                          std::to_string(*e.iommugroup) + " != none: " +
-                          (d->iommu_group.unknown.empty() ? "no IOMMU group"
-                                                          : d->iommu_group.unknown) +
-                          ")");
+          wrong.push_back(
+              "'iommugroup' does not match for '" + m.name + "' (" + std::to_string(*e.iommugroup) +
+              " != none: " +
+              (d->iommu_group.unknown.empty() ? "no IOMMU group" : d->iommu_group.unknown) + ")");
         } else if (*e.iommugroup != *d->iommu_group) {
           wrong.push_back("'iommugroup' does not match for '" + m.name + "' (" +
-                          std::to_string(*e.iommugroup) + " != " +
-                          std::to_string(*d->iommu_group) + ")");
+                          std::to_string(*e.iommugroup) + " != " + std::to_string(*d->iommu_group) +
+                          ")");
         }
       }
       if (wrong.empty()) {

@@ -47,8 +47,8 @@ TEST(QemuServerConf, SeedHostVmWithMappingsAndNuma) {
 }
 
 TEST(QemuServerConf, BareAddressesCommentsAndNoPcieFlag) {
-  auto p = ParseQemuServerConf(HvCorpus("qemu-server-conf", "andrei-paul-win10-nvidia-gpu-100.conf"),
-                               "100.conf", "100");
+  auto p = ParseQemuServerConf(
+      HvCorpus("qemu-server-conf", "andrei-paul-win10-nvidia-gpu-100.conf"), "100.conf", "100");
   EXPECT_TRUE(p.problems.empty()) << p.problems[0];
   ASSERT_EQ(p.vm.hostpci.size(), 4u);
   EXPECT_EQ(*p.vm.hostpci[0].host, "0f:00");
@@ -58,7 +58,8 @@ TEST(QemuServerConf, BareAddressesCommentsAndNoPcieFlag) {
   EXPECT_EQ(*p.vm.machine, "pc-q35-5.2");
   EXPECT_FALSE(p.vm.numa_nodes.size());
   auto nic = ParseQemuServerConf(
-      HvCorpus("qemu-server-conf", "asokolsky-suprox-pfsense-100.conf-nic-passthrough"), "x", "100");
+      HvCorpus("qemu-server-conf", "asokolsky-suprox-pfsense-100.conf-nic-passthrough"), "x",
+      "100");
   EXPECT_TRUE(nic.problems.empty()) << nic.problems[0];  // the '#' notes are skipped
   EXPECT_EQ(*nic.vm.hostpci[0].host, "0000:01:00");
 }
@@ -95,7 +96,8 @@ TEST(PciCfg, TwoNodesCommentsAndTheByteRangeOfEachGroup) {
   EXPECT_EQ(*p.mappings[1].entries[0].path, "0000:42:00.0;0000:43:00.0");
   ASSERT_EQ(p.positions.size(), 4u);
   std::vector<std::string> groups;
-  for (const auto& pos : p.positions) groups.push_back(text.substr(pos.group_offset, pos.group_length));
+  for (const auto& pos : p.positions)
+    groups.push_back(text.substr(pos.group_offset, pos.group_length));
   EXPECT_EQ(groups, (std::vector<std::string>{"14", "22", "15", "23"}));
 }
 
@@ -110,7 +112,8 @@ TEST(PciCfg, MalformedLinesAreNamedNotFatal) {
 }
 
 TEST(QemuCmdline, QmShowcmdWithWholeDeviceFunctions) {
-  auto c = ParseQemuShellText(HvCorpus("qemu-cmdline", "asokolsky-qm-showcmd-400"), "qm showcmd 400");
+  auto c =
+      ParseQemuShellText(HvCorpus("qemu-cmdline", "asokolsky-qm-showcmd-400"), "qm showcmd 400");
   EXPECT_TRUE(c.problems.empty()) << c.problems[0];
   EXPECT_EQ(c.vmid, "400");
   EXPECT_EQ(c.name, "htpc");
@@ -197,7 +200,8 @@ TEST(MappingCheck, AsProxmoxChecksAtVmStart) {
   EXPECT_EQ(*g0[0].iommu_group_now, 15);
   EXPECT_EQ(*g0[0].problem, "'iommugroup' does not match for 'gpu0' (14 != 15)");
   EXPECT_EQ(*g0[1].status, "other-node");
-  EXPECT_EQ(*p.mappings[1].entries[0].problem, "'id' does not match for 'gpu1' (10de:26b9 != 10de:26b5)");
+  EXPECT_EQ(*p.mappings[1].entries[0].problem,
+            "'id' does not match for 'gpu1' (10de:26b9 != 10de:26b5)");
   pci.devices.erase(pci.devices.begin());
   CheckPciMappings("pve1", pci, "/sys/bus/pci/devices", &p.mappings);
   EXPECT_EQ(*p.mappings[0].entries[0].status, "missing");

@@ -34,8 +34,7 @@ void ParseMapLine(std::string_view text, std::string_view value, const std::stri
           e.path = Known(v, src);
           for (auto p : Split(v, ';'))
             if (FullPciAddress(p).empty())
-              out->problems.push_back(src + ": path '" + std::string(p) +
-                                      "' is not a PCI address");
+              out->problems.push_back(src + ": path '" + std::string(p) + "' is not a PCI address");
         } else if (key == "iommugroup") {
           if (auto g = ParseInt(v); g && *g >= 0) {
             e.iommugroup = Known(*g, src);

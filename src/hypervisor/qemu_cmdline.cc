@@ -11,15 +11,70 @@ namespace {
 // Device models the passthrough analysis does not need, known so that they are not reported;
 // anything else is named as a problem (once per model).
 bool KnownDeviceModel(const std::string& m) {
-  static const char* const kPrefixes[] = {
-      "virtio-", "vhost-", "usb-", "ide-", "scsi-", "ich9-", "nec-usb", "qemu-xhci", "piix",
-      "pcie-pci-bridge", "pci-bridge", "VGA", "vga", "qxl", "bochs", "ramfb", "cirrus", "vmware",
-      "e1000", "rtl8139", "vmxnet3", "intel-hda", "hda-", "AC97", "ES1370", "i6300esb", "ib700",
-      "isa-", "pvpanic", "vmgenid", "tpm-", "nvme", "megasas", "lsi", "am53c974", "dc390",
-      "pvscsi", "vfio-pci-nohotplug", "ivshmem", "intel-iommu", "amd-iommu", "virtconsole",
-      "virtserialport", "chardev", "usb_", "sga", "edu", "pxb", "ahci", "floppy", "i8042",
-      "pcie-root-port", "x3130-upstream", "xio3130-downstream", "vfio-pci", "cxl-", "ne2k",
-      "pcnet", "sdhci", "sd-card", "qemu-vdagent", "vmcoreinfo", "ich9-usb", "loader"};
+  static const char* const kPrefixes[] = {"virtio-",
+                                          "vhost-",
+                                          "usb-",
+                                          "ide-",
+                                          "scsi-",
+                                          "ich9-",
+                                          "nec-usb",
+                                          "qemu-xhci",
+                                          "piix",
+                                          "pcie-pci-bridge",
+                                          "pci-bridge",
+                                          "VGA",
+                                          "vga",
+                                          "qxl",
+                                          "bochs",
+                                          "ramfb",
+                                          "cirrus",
+                                          "vmware",
+                                          "e1000",
+                                          "rtl8139",
+                                          "vmxnet3",
+                                          "intel-hda",
+                                          "hda-",
+                                          "AC97",
+                                          "ES1370",
+                                          "i6300esb",
+                                          "ib700",
+                                          "isa-",
+                                          "pvpanic",
+                                          "vmgenid",
+                                          "tpm-",
+                                          "nvme",
+                                          "megasas",
+                                          "lsi",
+                                          "am53c974",
+                                          "dc390",
+                                          "pvscsi",
+                                          "vfio-pci-nohotplug",
+                                          "ivshmem",
+                                          "intel-iommu",
+                                          "amd-iommu",
+                                          "virtconsole",
+                                          "virtserialport",
+                                          "chardev",
+                                          "usb_",
+                                          "sga",
+                                          "edu",
+                                          "pxb",
+                                          "ahci",
+                                          "floppy",
+                                          "i8042",
+                                          "pcie-root-port",
+                                          "x3130-upstream",
+                                          "xio3130-downstream",
+                                          "vfio-pci",
+                                          "cxl-",
+                                          "ne2k",
+                                          "pcnet",
+                                          "sdhci",
+                                          "sd-card",
+                                          "qemu-vdagent",
+                                          "vmcoreinfo",
+                                          "ich9-usb",
+                                          "loader"};
   for (const char* p : kPrefixes)
     if (m.rfind(p, 0) == 0) return true;
   return false;
@@ -64,9 +119,8 @@ void Device(const std::string& value, int64_t arg, const std::string& name, Qemu
   }
   if (model.empty()) {
     out->problems.push_back(where + ": -device without a model (ignored)");
-  } else if (!KnownDeviceModel(model) &&
-             std::find(unknown_models->begin(), unknown_models->end(), model) ==
-                 unknown_models->end()) {
+  } else if (!KnownDeviceModel(model) && std::find(unknown_models->begin(), unknown_models->end(),
+                                                   model) == unknown_models->end()) {
     unknown_models->push_back(model);
     out->problems.push_back(where + ": device model '" + model +
                             "' not known to dossier (ignored; passthrough facts unaffected "

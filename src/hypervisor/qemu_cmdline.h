@@ -23,25 +23,25 @@ struct QemuVfioDevice {
 };
 
 struct QemuRootPort {
-  std::string id;    // "ich9-pcie-port-5"
+  std::string id;     // "ich9-pcie-port-5"
   int64_t port = -1;  // port=N: the Port Number in Link Capabilities
-  std::string addr;  // "10.0"
+  std::string addr;   // "10.0"
   std::string chassis;
 };
 
 struct QemuNumaNode {
   int64_t id = 0;
-  std::string cpus;     // "0-31"
-  std::string memdev;   // "ram-node0"
+  std::string cpus;       // "0-31"
+  std::string memdev;     // "ram-node0"
   std::string hostnodes;  // from the memdev's host-nodes= (a memory-backend object)
   std::string policy;
 };
 
 struct QemuCmdline {
-  std::string vmid;          // -id (Proxmox)
-  std::string name;          // -name, without its options
-  std::string smbios_uuid;   // -smbios type=1,uuid=
-  std::string machine;       // -machine type=
+  std::string vmid;         // -id (Proxmox)
+  std::string name;         // -name, without its options
+  std::string smbios_uuid;  // -smbios type=1,uuid=
+  std::string machine;      // -machine type=
   std::string pidfile;
   std::vector<QemuVfioDevice> vfio;
   std::vector<QemuRootPort> root_ports;

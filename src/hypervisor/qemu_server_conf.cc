@@ -14,19 +14,28 @@ namespace {
 // listed by their stem. A key outside this list is reported, not rejected: newer Proxmox releases
 // add keys.
 constexpr std::array kPlainKeys = {
-    "acpi", "affinity", "agent", "amd-sev", "arch", "args", "audio0", "autostart", "balloon",
-    "bios", "boot", "bootdisk", "cdrom", "cicustom", "cipassword", "citype", "ciupgrade",
-    "ciuser", "cores", "cpu", "cpulimit", "cpuunits", "description", "digest", "efidisk0",
-    "freeze", "hookscript", "hotplug", "hugepages", "intel-tdx", "ivshmem", "keephugepages",
-    "keyboard", "kvm", "localtime", "lock", "machine", "memory", "meta", "migrate_downtime",
-    "migrate_speed", "name", "nameserver", "numa", "onboot", "ostype", "parent", "protection",
-    "reboot", "rng0", "runningcpu", "runningmachine", "scsihw", "searchdomain", "shares",
-    "smbios1", "smp", "snaptime", "sockets", "spice_enhancements", "sshkeys", "startdate",
-    "startup", "tablet", "tags", "tdf", "template", "tpmstate0", "vcpus", "vga", "virtiofs",
-    "vmgenid", "vmid", "vmstate", "vmstatestorage", "watchdog"};
-constexpr std::array kNumberedStems = {"hostpci", "ide", "ipconfig", "net", "numa", "parallel",
-                                       "sata", "scsi", "serial", "unused", "usb", "virtio",
-                                       "virtiofs"};
+    "acpi",          "affinity",     "agent",          "amd-sev",
+    "arch",          "args",         "audio0",         "autostart",
+    "balloon",       "bios",         "boot",           "bootdisk",
+    "cdrom",         "cicustom",     "cipassword",     "citype",
+    "ciupgrade",     "ciuser",       "cores",          "cpu",
+    "cpulimit",      "cpuunits",     "description",    "digest",
+    "efidisk0",      "freeze",       "hookscript",     "hotplug",
+    "hugepages",     "intel-tdx",    "ivshmem",        "keephugepages",
+    "keyboard",      "kvm",          "localtime",      "lock",
+    "machine",       "memory",       "meta",           "migrate_downtime",
+    "migrate_speed", "name",         "nameserver",     "numa",
+    "onboot",        "ostype",       "parent",         "protection",
+    "reboot",        "rng0",         "runningcpu",     "runningmachine",
+    "scsihw",        "searchdomain", "shares",         "smbios1",
+    "smp",           "snaptime",     "sockets",        "spice_enhancements",
+    "sshkeys",       "startdate",    "startup",        "tablet",
+    "tags",          "tdf",          "template",       "tpmstate0",
+    "vcpus",         "vga",          "virtiofs",       "vmgenid",
+    "vmid",          "vmstate",      "vmstatestorage", "watchdog"};
+constexpr std::array kNumberedStems = {"hostpci",  "ide",    "ipconfig", "net",    "numa",
+                                       "parallel", "sata",   "scsi",     "serial", "unused",
+                                       "usb",      "virtio", "virtiofs"};
 
 bool KnownKey(const std::string& key) {
   for (const char* k : kPlainKeys)
@@ -74,8 +83,7 @@ void ParseHostPci(const std::string& key, const std::string& value, const std::s
     } else if (o.key == "pcie" || o.key == "x-vga") {
       auto f = Flag(o.value);
       if (!f) {
-        out->problems.push_back(src + ": " + key + ": " + o.key + "=" + o.value +
-                                " is not 0 or 1");
+        out->problems.push_back(src + ": " + key + ": " + o.key + "=" + o.value + " is not 0 or 1");
         continue;
       }
       (o.key == "pcie" ? h.pcie : h.x_vga) = At(*f, src);
@@ -121,7 +129,7 @@ void ParseNumaNode(int64_t id, const std::string& value, const std::string& src,
 }
 
 void SetConfInt(const std::string& key, const std::string& value, const std::string& src,
-            Fact<int64_t>* f, VmConfigParse* out) {
+                Fact<int64_t>* f, VmConfigParse* out) {
   if (auto v = ParseInt(value)) {
     *f = At(*v, src);
   } else {
@@ -182,7 +190,8 @@ VmConfigParse ParseQemuServerConf(std::string_view text, const std::string& name
       SetConfInt(key, cur ? *cur : value, src, &out.vm.memory_mib, &out);
     } else if (key == "smbios1") {
       auto opts = SplitOptions(value);  // kept: FindOption points into it
-      if (const std::string* u = FindOption(opts, "uuid")) out.vm.smbios_uuid = At(ToLower(*u), src);
+      if (const std::string* u = FindOption(opts, "uuid"))
+        out.vm.smbios_uuid = At(ToLower(*u), src);
     } else if (key == "args") {
       out.vm.args = At(value, src);
     }

@@ -7,8 +7,8 @@
 
 #include "model/fact.h"
 #include "model/gpu.h"
-#include "model/nccl.h"
 #include "model/hypervisor.h"
+#include "model/nccl.h"
 #include "model/nvml.h"
 #include "model/pci.h"
 #include "model/software.h"

@@ -178,7 +178,8 @@ void LibvirtVms(const RootFs& fs, std::map<int64_t, QemuProcess>* procs, Hypervi
   }
   for (const auto& name : order) {
     Vm& vm = by_name[name];
-    if (!vm.running.known()) NotRunning(&vm, "no running state in /run/libvirt/qemu", vm.config.value_or(""));
+    if (!vm.running.known())
+      NotRunning(&vm, "no running state in /run/libvirt/qemu", vm.config.value_or(""));
     if (vm.pid.known()) {
       auto it = procs->find(*vm.pid);
       if (it != procs->end()) {
@@ -200,7 +201,9 @@ void OtherQemu(const std::map<int64_t, QemuProcess>& procs, HypervisorInfo* hv) 
   for (const auto& [pid, p] : procs) {
     if (p.claimed || p.cmd.vfio.empty()) continue;
     Vm vm;
-    vm.id = !p.cmd.vmid.empty() ? p.cmd.vmid : !p.cmd.name.empty() ? p.cmd.name : "pid-" + std::to_string(pid);
+    vm.id = !p.cmd.vmid.empty()   ? p.cmd.vmid
+            : !p.cmd.name.empty() ? p.cmd.name
+                                  : "pid-" + std::to_string(pid);
     vm.config.Unknown("a QEMU process started by neither Proxmox nor libvirt", p.source);
     if (!p.cmd.name.empty()) vm.name = Known(p.cmd.name, p.source);
     vm.running = Known(true, p.source);
@@ -273,8 +276,8 @@ void ProbeHypervisor(const ProbeContext& ctx, Machine* m) {
   if (ctx.log && hv.kind.known()) {
     size_t running = 0;
     for (const auto& v : hv.vms) running += v.running.value_or(false);
-    ctx.log->push_back("hypervisor: " + *hv.kind + ", " + std::to_string(hv.vms.size()) +
-                       " VMs (" + std::to_string(running) + " running), " +
+    ctx.log->push_back("hypervisor: " + *hv.kind + ", " + std::to_string(hv.vms.size()) + " VMs (" +
+                       std::to_string(running) + " running), " +
                        std::to_string(hv.pci_mappings.size()) + " PCI mappings, " +
                        std::to_string(hv.problems.size()) + " problems");
   }

@@ -33,8 +33,7 @@ void ProbeNccl(const ProbeContext&, Machine* m) {
         "*.dist-info/METADATA");
   }
   m->nccl.cuda_driver.Unknown(
-      "NCCL reports it in a run's NCCL_DEBUG=INFO log; import one with dossier import",
-      "NCCL log");
+      "NCCL reports it in a run's NCCL_DEBUG=INFO log; import one with dossier import", "NCCL log");
 }
 
 }  // namespace dossier

@@ -251,9 +251,10 @@ TEST(ParsersRobustness, MetadataVariants) {
 
 TEST(ParsersRobustness, CmdlineEnvironStatVariants) {
   const std::string bases[] = {
-      RobustNul({"/opt/venv/bin/python3", "-m", "sglang.launch_server", "--model-path", "/m", "--api-key",
-           "sk-SECRET", "--tp=8", "--cuda-graph-bs", "1", "2", "--", "x"}),
-      RobustNul({"/usr/bin/python3", "/usr/local/bin/vllm", "serve", "org/m", "--api-key=sk-SECRET"}),
+      RobustNul({"/opt/venv/bin/python3", "-m", "sglang.launch_server", "--model-path", "/m",
+                 "--api-key", "sk-SECRET", "--tp=8", "--cuda-graph-bs", "1", "2", "--", "x"}),
+      RobustNul(
+          {"/usr/bin/python3", "/usr/local/bin/vllm", "serve", "org/m", "--api-key=sk-SECRET"}),
       RobustNul({"trtllm-serve", "serve", "--tp_size", "8", "/m", "--token", "sk-SECRET"}),
       RobustNul({"sglang::scheduler_TP0"}),
   };

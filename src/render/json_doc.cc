@@ -70,23 +70,26 @@ void Passthrough(const View& view, const MachineView& mv, nlohmann::json* m) {
       {"host", l->host}, {"vm_id", l->vm_id}, {"how", l->how}, {"evidence", l->evidence}};
   nlohmann::json arr = nlohmann::json::array();
   for (const auto& p : l->gpus) {
-    arr.push_back({{"guest_address", p.guest_address},
-                   {"guest_port", p.guest_port.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.guest_port)},
-                   {"guest_port_number", FactJson(p.port_number)},
-                   {"host_machine", l->host},
-                   {"vm_id", l->vm_id},
-                   {"slot", p.slot.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.slot)},
-                   {"host_address",
-                    p.host_address.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.host_address)},
-                   {"source", p.source.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.source)},
-                   {"why", p.why},
-                   {"host_numa_node", FactJson(p.host_numa_node)},
-                   {"host_root_complex", FactJson(p.host_root_complex)},
-                   {"host_iommu_group", FactJson(p.host_iommu_group)},
-                   {"host_link", {{"gen", FactJson(p.host_link.current.gen)},
-                                  {"width", FactJson(p.host_link.current.width)},
-                                  {"max_gen", FactJson(p.host_link.max.gen)},
-                                  {"max_width", FactJson(p.host_link.max.width)}}}});
+    arr.push_back(
+        {{"guest_address", p.guest_address},
+         {"guest_port",
+          p.guest_port.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.guest_port)},
+         {"guest_port_number", FactJson(p.port_number)},
+         {"host_machine", l->host},
+         {"vm_id", l->vm_id},
+         {"slot", p.slot.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.slot)},
+         {"host_address",
+          p.host_address.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.host_address)},
+         {"source", p.source.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.source)},
+         {"why", p.why},
+         {"host_numa_node", FactJson(p.host_numa_node)},
+         {"host_root_complex", FactJson(p.host_root_complex)},
+         {"host_iommu_group", FactJson(p.host_iommu_group)},
+         {"host_link",
+          {{"gen", FactJson(p.host_link.current.gen)},
+           {"width", FactJson(p.host_link.current.width)},
+           {"max_gen", FactJson(p.host_link.max.gen)},
+           {"max_width", FactJson(p.host_link.max.width)}}}});
   }
   (*m)["passthrough"] = std::move(arr);
 }

@@ -66,7 +66,7 @@ void MdStatedFacts(const View& view, const MachineView& mv, std::string* out);  
 void MdStatedFactsElsewhere(const View& view, std::string* out);                // md_report.cc
 // The imports folded into a machine and the facts they disagree on; nothing when there are none.
 void MdImports(const MachineView& mv, std::string* out);  // md_imports.cc
-void MdChanges(const MachineDiff& d, std::string* out);                         // md_changes.cc
+void MdChanges(const MachineDiff& d, std::string* out);   // md_changes.cc
 // A linked guest's passthrough map (view/links.h); nothing for a machine without a link.
 void MdPassthrough(const View& view, const MachineView& mv, std::string* out);  // md_hypervisor.cc
 

@@ -22,15 +22,16 @@ std::string Short(const Fact<T>& f) {
 void MdHypervisor(const MachineView& mv, std::string* out) {
   const HypervisorInfo& hv = mv.machine.hypervisor;
   if (!hv.kind.known()) {
-    *out += "No VMs run here (" + md::Escape(hv.kind.unknown.empty() ? "not collected" : hv.kind.unknown) +
-            ").\n";
+    *out += "No VMs run here (" +
+            md::Escape(hv.kind.unknown.empty() ? "not collected" : hv.kind.unknown) + ").\n";
     return;
   }
   *out += "Hypervisor: **" + *hv.kind + "**" +
           (hv.node.known() ? ", node `" + *hv.node + "`" : std::string()) + ".\n\n";
   for (const auto& vm : hv.vms) {
-    *out += "VM " + md::Code(vm.id, false) + (vm.name.known() ? " (" + md::Escape(*vm.name) + ")" : "") +
-            ": " + (vm.running.value_or(false) ? "running, pid " + Short(vm.pid) : "not running") +
+    *out += "VM " + md::Code(vm.id, false) +
+            (vm.name.known() ? " (" + md::Escape(*vm.name) + ")" : "") + ": " +
+            (vm.running.value_or(false) ? "running, pid " + Short(vm.pid) : "not running") +
             ", machine " + Short(vm.machine) + ", NUMA " +
             (vm.numa.value_or(false) ? "on" : "off") + ", SMBIOS UUID " + Short(vm.smbios_uuid) +
             " — " + md::Code(vm.config.value_or(""), false) + "\n\n";
@@ -55,7 +56,8 @@ void MdHypervisor(const MachineView& mv, std::string* out) {
         std::string status = Short(e.status);
         if (status == "stale" || status == "missing") status = "**" + status + "**";
         t.Row({md::Code(m.name), Short(e.node), md::Code(e.path.value_or("")), Short(e.iommugroup),
-               md::Cell(e.iommu_group_now), status, e.problem.known() ? md::Code(*e.problem) : "-"});
+               md::Cell(e.iommu_group_now), status,
+               e.problem.known() ? md::Code(*e.problem) : "-"});
       }
     *out += "PCI resource mappings (" + md::Code(hv.pci_cfg.source, false) +
             "), checked as Proxmox checks them at VM start:\n\n" + t.Render() + "\n";
@@ -86,9 +88,11 @@ void MdPassthrough(const View& view, const MachineView& mv, std::string* out) {
            Short(p.host_numa_node), Short(p.host_root_complex), Short(p.host_iommu_group), link});
   }
   *out += t.Render() + "\n";
-  for (const auto& p : l->gpus) *out += "- " + md::Code(p.guest_address) + ": " + md::Escape(p.why) + "\n";
-  *out += "\nGuest bus numbers follow slot order: on a Proxmox Q35 guest hostpci4-7 (ports at "
-          "10.0-10.3) come before hostpci0-3 (1c.0-1c.3).\n\n";
+  for (const auto& p : l->gpus)
+    *out += "- " + md::Code(p.guest_address) + ": " + md::Escape(p.why) + "\n";
+  *out +=
+      "\nGuest bus numbers follow slot order: on a Proxmox Q35 guest hostpci4-7 (ports at "
+      "10.0-10.3) come before hostpci0-3 (1c.0-1c.3).\n\n";
 }
 
 }  // namespace dossier

@@ -54,20 +54,19 @@ void LinkMachines(View* view) {
         if (!vm) {
           view->warnings.push_back(
               at + ": guest '" + n.name + "' on host '" + n.guest_of + "': " +
-              (n.vm.empty() ? std::string("no VM id (dossier note machine ") + n.name +
-                                  " --vm ID)"
+              (n.vm.empty() ? std::string("no VM id (dossier note machine ") + n.name + " --vm ID)"
                             : "the host's facts list no VM " + n.vm) +
               ": not linked");
           break;
         }
         on = {host, vm};
         link.how = "note";
-        link.evidence = "the notes say so (" + at + ")" +
-                        (uuid.known() ? "; the guest's SMBIOS UUID " + *uuid + " matched no VM"
-                                      : "; the guest's SMBIOS UUID is unknown (" +
-                                            (uuid.unknown.empty() ? std::string("not collected")
-                                                                  : uuid.unknown) +
-                                            ")");
+        link.evidence =
+            "the notes say so (" + at + ")" +
+            (uuid.known()
+                 ? "; the guest's SMBIOS UUID " + *uuid + " matched no VM"
+                 : "; the guest's SMBIOS UUID is unknown (" +
+                       (uuid.unknown.empty() ? std::string("not collected") : uuid.unknown) + ")");
         break;
       }
     }

@@ -40,7 +40,8 @@ std::string MappingPath(const Machine& host, const std::string& mapping, std::st
 
 }  // namespace
 
-std::vector<PassthroughGpu> MapPassthrough(const Machine& guest, const Machine& host, const Vm& vm) {
+std::vector<PassthroughGpu> MapPassthrough(const Machine& guest, const Machine& host,
+                                           const Vm& vm) {
   std::vector<PassthroughGpu> out;
   const bool libvirt = host.hypervisor.kind.value_or("") == "libvirt";
   for (const auto& gpu : guest.gpus) {
@@ -56,8 +57,9 @@ std::vector<PassthroughGpu> MapPassthrough(const Machine& guest, const Machine& 
       p.why = slot ? "libvirt <hostdev> with guest address " + gpu.address
                    : "no libvirt <hostdev> has guest address " + gpu.address;
     } else if (!port) {
-      p.why = "the guest GPU is not behind a root port (i440FX or a flat bus): its slot cannot "
-              "be told";
+      p.why =
+          "the guest GPU is not behind a root port (i440FX or a flat bus): its slot cannot "
+          "be told";
     } else {
       int64_t n = -1;
       std::string how;
@@ -83,7 +85,8 @@ std::vector<PassthroughGpu> MapPassthrough(const Machine& guest, const Machine& 
         if (!slot) slot = SlotNamed(vm, "hostpci" + std::to_string(n - 1));
         p.why = how + " -> " + bus + (slot ? " carries " + slot->slot : " carries no hostpci");
       } else {
-        p.why = "root port " + port->address + " has no readable port number and is not in "
+        p.why = "root port " + port->address +
+                " has no readable port number and is not in "
                 "Proxmox's Q35 layout";
       }
     }
@@ -93,13 +96,16 @@ std::vector<PassthroughGpu> MapPassthrough(const Machine& guest, const Machine& 
       if (slot->running_host_address.known()) {
         p.host_address = *slot->running_host_address;
         p.source = "qemu-cmdline";
-      } else if (slot->host.known() && !hypervisor::FullPciAddress(Split(*slot->host, ';')[0]).empty()) {
+      } else if (slot->host.known() &&
+                 !hypervisor::FullPciAddress(Split(*slot->host, ';')[0]).empty()) {
         p.host_address = hypervisor::FullPciAddress(Split(*slot->host, ';')[0]);
         p.source = "vm-config";
       } else if (slot->mapping.known()) {
         p.host_address = MappingPath(host, *slot->mapping, &src);
-        if (!p.host_address.empty()) p.source = "mapping-order";
-        else p.why += "; mapping '" + *slot->mapping + "' has no entry for this node";
+        if (!p.host_address.empty())
+          p.source = "mapping-order";
+        else
+          p.why += "; mapping '" + *slot->mapping + "' has no entry for this node";
       }
     }
     if (const PciDevice* hd = p.host_address.empty() ? nullptr : host.FindPci(p.host_address)) {

@@ -1,20 +1,20 @@
 #include "tests/fuzz/fuzz_entries.h"
 
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 
 #include "analyze/analysis.h"
-#include "measure/serve/openai_protocol.h"
-#include "import/import_run.h"
 #include "fleet/fleet_compare.h"
 #include "fleet/fleet_reader.h"
 #include "hypervisor/libvirt_domain.h"
 #include "hypervisor/pci_cfg.h"
 #include "hypervisor/qemu_cmdline.h"
 #include "hypervisor/qemu_server_conf.h"
+#include "import/import_run.h"
+#include "measure/serve/openai_protocol.h"
 #include "measure/serve/request_trace.h"
 #include "model/json_io.h"
 #include "probe/dmi_processor.h"

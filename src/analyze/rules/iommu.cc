@@ -104,8 +104,9 @@ std::optional<Finding> RuleIommuGroupsChanged(const RuleContext& ctx) {
     // The mapping itself was read: vm.mapping-stale says which entries no longer match and
     // carries the fix (and the blocking severity); this finding is the cause, not a second fix.
     f.severity = kWarning;
-    f.explanation += " This machine's pci.cfg was read: vm.mapping-stale names the entries that "
-                     "no longer match, if any.";
+    f.explanation +=
+        " This machine's pci.cfg was read: vm.mapping-stale names the entries that "
+        "no longer match, if any.";
   } else {
     f.actions.push_back({"Update the mapping to this boot's groups: " + JoinList(mapping, 16),
                          "grep -n iommugroup /etc/pve/mapping/pci.cfg; qm start VMID", ""});

@@ -43,11 +43,11 @@ std::optional<Finding> RuleNumaGpuAffinityUnknown(const RuleContext& ctx) {
   if (const MachineLink* l = ctx.view.HostLinkOf(m.name)) {
     // The passthrough map says which node each GPU should have (view/passthrough.h).
     for (const auto& p : l->gpus)
-      f.evidence.push_back(Ev("GPU " + p.guest_address + " should be on the node of host " +
-                                  (p.host_address.empty() ? std::string("GPU (unknown)")
-                                                          : p.host_address) +
-                                  (p.slot.empty() ? "" : " (" + p.slot + ")"),
-                              p.host_numa_node));
+      f.evidence.push_back(
+          Ev("GPU " + p.guest_address + " should be on the node of host " +
+                 (p.host_address.empty() ? std::string("GPU (unknown)") : p.host_address) +
+                 (p.slot.empty() ? "" : " (" + p.slot + ")"),
+             p.host_numa_node));
     const MachineView* hm = ctx.view.Find(l->host);
     const Vm* vm = nullptr;
     if (hm)
@@ -57,16 +57,16 @@ std::optional<Finding> RuleNumaGpuAffinityUnknown(const RuleContext& ctx) {
       bound = !vm->numa_nodes.empty();
       for (const auto& n : vm->numa_nodes) {
         bound = bound && n.hostnodes.known();
-        f.evidence.push_back(Ev("VM " + vm->id + " guest node " + std::to_string(n.id) +
-                                    " bound to host nodes",
-                                n.hostnodes));
+        f.evidence.push_back(
+            Ev("VM " + vm->id + " guest node " + std::to_string(n.id) + " bound to host nodes",
+               n.hostnodes));
       }
       if (vm->numa_nodes.empty())
-        f.evidence.push_back(Ev("VM " + vm->id + " guest NUMA nodes bound to host nodes",
-                                "none: no numaN: lines (" +
-                                    (vm->numa.value_or(false) ? std::string("numa: 1") : "numa: 0") +
-                                    ")",
-                                vm->config.value_or("")));
+        f.evidence.push_back(
+            Ev("VM " + vm->id + " guest NUMA nodes bound to host nodes",
+               "none: no numaN: lines (" +
+                   (vm->numa.value_or(false) ? std::string("numa: 1") : "numa: 0") + ")",
+               vm->config.value_or("")));
     }
   } else if (const MachineView* host = HostOf(ctx)) {
     std::vector<std::string> where;
@@ -90,7 +90,8 @@ std::optional<Finding> RuleNumaGpuAffinityUnknown(const RuleContext& ctx) {
              "` prints a systemd unit (and the same as a script) with one line per GPU, from the "
              "host's topology",
          "cat /sys/bus/pci/devices/" + unknown.front()->address +
-             "/numa_node; nvidia-smi topo -m   # NUMA Affinity column", ""});
+             "/numa_node; nvidia-smi topo -m   # NUMA Affinity column",
+         ""});
     if (!bound)
       f.actions.push_back(
           {"Bind the VM's guest NUMA nodes to host nodes so memory is placed too (numa: 1, "
@@ -98,10 +99,9 @@ std::optional<Finding> RuleNumaGpuAffinityUnknown(const RuleContext& ctx) {
            "comments give the lines): writing numa_node fixes what the kernel reports, not where "
            "memory lives",
            "numastat -m on the host while the VM runs", "host"});
-    f.actions.push_back(
-        {"Give NCCL the host's real tree: `dossier generate nccl-topo --machine " + m.name +
-             "` and NCCL_TOPO_FILE in the server's environment",
-         "NCCL_DEBUG=INFO <server command> 2>&1 | grep -i topo", ""});
+    f.actions.push_back({"Give NCCL the host's real tree: `dossier generate nccl-topo --machine " +
+                             m.name + "` and NCCL_TOPO_FILE in the server's environment",
+                         "NCCL_DEBUG=INFO <server command> 2>&1 | grep -i topo", ""});
   } else if (guest) {
     f.actions.push_back(
         {"At boot, as root, write each GPU's node (taken from the host's topology) into sysfs: "

@@ -62,9 +62,10 @@ std::optional<Finding> RuleVmMappingStale(const RuleContext& ctx) {
            " `dossier generate pve-mapping --machine " + ctx.m().name +
            "` prints the corrected /etc/pve/mapping/pci.cfg (--diff for a diff, or the pvesh "
            "commands).",
-       "qm start " + (vms_hit.empty() ? std::string("VMID") : *vms_hit.begin()) + " && qm showcmd " +
-           (vms_hit.empty() ? std::string("VMID") : *vms_hit.begin()) +
-           " --pretty | grep vfio-pci", "host"});
+       "qm start " + (vms_hit.empty() ? std::string("VMID") : *vms_hit.begin()) +
+           " && qm showcmd " + (vms_hit.empty() ? std::string("VMID") : *vms_hit.begin()) +
+           " --pretty | grep vfio-pci",
+       "host"});
   return f;
 }
 

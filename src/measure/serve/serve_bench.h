@@ -39,10 +39,10 @@ struct BenchOptions {
   double burstiness = 1;    // open loop: gamma shape of the arrival gaps
   int64_t num_warmups = 0;  // requests sent (and not counted) before the runs
   TtftFrom ttft_from = TtftFrom::kFirstContent;
-  bool tokenize = true;             // count unreported output tokens with POST /tokenize
+  bool tokenize = true;  // count unreported output tokens with POST /tokenize
   std::vector<double> percentiles = {90, 95, 99};  // --metric-percentiles (LatencyStats::selected)
-  bool output_len_given = false;    // for ShareGPT: fixed output length instead of the answer's
-  std::string dataset_path;         // empty: random
+  bool output_len_given = false;  // for ShareGPT: fixed output length instead of the answer's
+  std::string dataset_path;       // empty: random
   uint64_t seed = 0;
   Slo slo;
   std::string slo_text;
