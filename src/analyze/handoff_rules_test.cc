@@ -106,7 +106,8 @@ TEST(NotesContradicted, StatedAgainstProbed) {
   g.servers[0].env["CUDA_HOME"] = "/usr/local/cuda-13.0";
   View gv = ViewOf({g});
   gv.notes.facts = {NoteFact{"NUMA affinity", "set at boot", "confirmed", "", "", "", 30}};
-  const Finding* fg = FindIn(RunRules({gv.machines[0], gv, gv.notes, {}}), "notes.contradicted");
+  auto gfs = RunRules({gv.machines[0], gv, gv.notes, {}});  // kept: the finding points into it
+  const Finding* fg = FindIn(gfs, "notes.contradicted");
   ASSERT_NE(fg, nullptr);
   EXPECT_NE(fg->explanation.find("numa_node -1"), std::string::npos) << fg->explanation;
   EXPECT_NE(fg->explanation.find("CUDA_HOME names /usr/local/cuda-13.0"), std::string::npos);

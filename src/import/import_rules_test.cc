@@ -67,7 +67,8 @@ TEST(ImportRules, TopoP2pNsRaisesP2pNotOk) {
                                  ""}},
                                "box"),
                      Notes{}, {});
-  const Finding* f = FindingOf(Analyze(v), "box", "gpu.p2p-not-ok");
+  Analysis a = Analyze(v);  // kept: the finding points into it
+  const Finding* f = FindingOf(a, "box", "gpu.p2p-not-ok");
   ASSERT_NE(f, nullptr);
   EXPECT_NE(f->title.find("NS"), std::string::npos);
   EXPECT_NE(f->evidence[0].source.find("prop"), std::string::npos);
