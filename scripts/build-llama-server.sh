@@ -13,7 +13,8 @@
 #   DOSSIER_CACHE=/dir scripts/...         cache root (default ~/.cache/dossier)
 #   LLAMA_SERVER_JOBS=N                    ninja jobs (default 1: shared CI box)
 #
-# Cold cost on 2 cores: npm ~1-4 min (network), ninja llama-server ~5-10 min.
+# Cold cost on 2 cores: npm ~1-4 min (network), ninja -j1 llama-server ~30 min (measured beside
+# other builds; fewer when the box is idle); a no-op once cached.
 set -euo pipefail
 
 VERSION=3.22.1 # node-llama-cpp; bump deliberately, the cache key follows it

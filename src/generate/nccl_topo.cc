@@ -67,13 +67,11 @@ struct Node {
 }  // namespace
 
 Result<Artifact> GenerateNcclTopo(const GenerateArgs& args, const View& view, const Analysis&) {
-  auto guest = generate::PickMachine(args, view, generate::IsGuest, "guest");
-  if (!guest) return guest.error();
-  const Machine& g = (*guest)->machine;
-  auto link = generate::LinkOf(view, **guest);
-  if (!link) return link.error();
-  const MachineLink& l = **link;
-  generate::HostSide hs = generate::HostOf(view, l);
+  auto picked = generate::PickLinkedGuest(args, view);
+  if (!picked) return picked.error();
+  const Machine& g = *picked->guest;
+  const MachineLink& l = *picked->link;
+  const generate::HostSide& hs = picked->host_side;
   const Machine& host = hs.host->machine;
 
   // Tree per host NUMA node: root port -> switches -> GPU, merged where GPUs share bridges.

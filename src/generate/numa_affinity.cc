@@ -42,13 +42,11 @@ std::string BindLines(const Machine& guest, const Vm* vm, const std::vector<int6
 }  // namespace
 
 Result<Artifact> GenerateNumaAffinity(const GenerateArgs& args, const View& view, const Analysis&) {
-  auto guest = generate::PickMachine(args, view, generate::IsGuest, "guest");
-  if (!guest) return guest.error();
-  const Machine& g = (*guest)->machine;
-  auto link = generate::LinkOf(view, **guest);
-  if (!link) return link.error();
-  const MachineLink& l = **link;
-  generate::HostSide hs = generate::HostOf(view, l);
+  auto picked = generate::PickLinkedGuest(args, view);
+  if (!picked) return picked.error();
+  const Machine& g = *picked->guest;
+  const MachineLink& l = *picked->link;
+  const generate::HostSide& hs = picked->host_side;
   if (g.numa.nodes.size() < 2)
     return Error::Invalid("the guest '" + g.name + "' has " + std::to_string(g.numa.nodes.size()) +
                           " NUMA node(s): there is no node to choose; give the VM guest NUMA "

@@ -70,14 +70,10 @@ std::string DeviceId(const PassthroughGpu& p, const Vm* vm, const Machine& host)
 }  // namespace
 
 Result<Artifact> GenerateQemuArgs(const GenerateArgs& args, const View& view, const Analysis&) {
-  auto guest = generate::PickMachine(args, view, generate::IsGuest, "guest");
-  if (!guest) return guest.error();
-  auto link = generate::LinkOf(view, **guest);
-  if (!link) return link.error();
-  const MachineLink& l = **link;
-  generate::HostSide hs = generate::HostOf(view, l);
-  if (!hs.host)
-    return Error::Invalid("the host '" + l.host + "' of '" + l.guest + "' is not in the dossier");
+  auto picked = generate::PickLinkedGuest(args, view);
+  if (!picked) return picked.error();
+  const MachineLink& l = *picked->link;
+  const generate::HostSide& hs = picked->host_side;
   const Machine& host = hs.host->machine;
   std::map<std::string, size_t> host_index;  // host GPU address -> index into host.gpus
   for (size_t i = 0; i < host.gpus.size(); ++i) host_index[host.gpus[i].address] = i;

@@ -42,4 +42,17 @@ Result<const MachineLink*> LinkOf(const View& view, const MachineView& guest) {
   return Error::Invalid(why + ". Nothing is guessed without the host's facts.");
 }
 
+Result<LinkedGuest> PickLinkedGuest(const GenerateArgs& args, const View& view) {
+  auto guest = PickMachine(args, view, IsGuest, "guest");
+  if (!guest) return guest.error();
+  auto link = LinkOf(view, **guest);
+  if (!link) return link.error();
+  LinkedGuest out{&(*guest)->machine, *link, HostOf(view, **link)};
+  if (!out.host_side.host)
+    return Error::Invalid("the host '" + (*link)->host + "' of '" + (*link)->guest +
+                          "' is not in the dossier: collect it here (dossier collect on the host, "
+                          "or dossier import of its files)");
+  return out;
+}
+
 }  // namespace dossier::generate
