@@ -5,6 +5,7 @@
 // a recursive parser. Each test names the promise of ../shared/DESIGN.md ("Safety") it holds
 // dossier to; each failed before the fix it guards.
 #include <fcntl.h>
+#include <csignal>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -259,6 +260,57 @@ TEST(Adversarial, ASilentServerEndsAtTheDeadlineWithWhatWasMeasured) {
   ASSERT_TRUE(m) << m.error().message;
   EXPECT_TRUE(m->interrupted);
   EXPECT_LT(m->runs.size(), 3u);
+}
+
+// A `kill` or a closed terminal stops serve-bench like Ctrl-C: what was measured is stored,
+// marked interrupted, and the exit is a failure (1), not death by the signal. The signal is sent
+// once the child has said it started (its handlers are installed before that line), so the test
+// does not depend on timing.
+TEST(Adversarial, SigtermAndSighupStopServeBenchAndKeepTheRecord) {
+  for (int sig : {SIGTERM, SIGHUP}) {
+    SCOPED_TRACE(sig == SIGTERM ? "SIGTERM" : "SIGHUP");
+    HostileServer server(HostileServer::kSilent, /*lifetime_s=*/60);
+    TempDir t;
+    const std::string d = t.path() + "/d";
+    int err[2];
+    ASSERT_EQ(::pipe(err), 0);
+    pid_t p = ::fork();
+    if (p == 0) {
+      ::dup2(err[1], 2);
+      ::close(err[0]);
+      ::close(err[1]);
+      std::string url = server.base_url();
+      ::execl(DOSSIER_BINARY, "dossier", "serve-bench", url.c_str(), "--model", "m",
+              "--concurrency", "1", "--num-prompts", "4", "--timeout", "600", "--deadline", "600",
+              "--machine", "box", "--dossier", d.c_str(), static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    ::close(err[1]);
+    std::string text;
+    char buf[512];
+    while (text.find("serve-bench ") == std::string::npos) {
+      ssize_t n = ::read(err[0], buf, sizeof buf);
+      if (n <= 0) break;
+      text.append(buf, static_cast<size_t>(n));
+    }
+    ASSERT_NE(text.find("serve-bench "), std::string::npos) << text;
+    ::kill(p, sig);
+    for (ssize_t n; (n = ::read(err[0], buf, sizeof buf)) > 0;) text.append(buf, static_cast<size_t>(n));
+    ::close(err[0]);
+    int status = 0;
+    ASSERT_EQ(::waitpid(p, &status, 0), p);
+    ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status) << "\n" << text;
+    EXPECT_EQ(WEXITSTATUS(status), 1) << text;
+    // The record is there, marked interrupted.
+    bool found = false;
+    for (const auto& e : std::filesystem::directory_iterator(d + "/records")) {
+      auto j = nlohmann::json::parse(Slurp(e.path().string()), nullptr, false);
+      if (j.is_discarded() || j.value("kind", "") != "serve-bench") continue;
+      found = true;
+      EXPECT_TRUE(j["serve"].value("interrupted", false)) << j.dump().substr(0, 400);
+    }
+    EXPECT_TRUE(found) << text;
+  }
 }
 
 // --- 4. Concurrent note edits keep every entry; a person's edit is never overwritten -----------

@@ -167,12 +167,19 @@ TEST(ImportCli, GoldenSeedGuestWithItsImportedHost) {
   ProcessResult r = Imp({"import", Fixture("import-seed/pve-host-session.txt"), "--machine",
                          "pve-host", "--dossier", d});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  // The pci.cfg part is listed, not dropped (the Proxmox importers wrap #9's parsers).
-  EXPECT_NE(r.err.find("not imported (cat /etc/pve/mapping/pci.cfg)"), std::string::npos) << r.err;
+  // The pasted pci.cfg is read (the same parser as the host probe's), and checked against the
+  // pasted lspci and IOMMU groups as Proxmox checks it at VM start: the story's stale mapping.
+  EXPECT_NE(r.err.find("pci-cfg (cat /etc/pve/mapping/pci.cfg)"), std::string::npos) << r.err;
   ProcessResult md = Imp({"report", "--dossier", d});
   ASSERT_EQ(md.exit_code, 0) << md.err;
   EXPECT_NE(md.out.find("pcie.acs-redirect"), std::string::npos);
   EXPECT_NE(md.out.find("iommu=pt"), std::string::npos);
+  EXPECT_NE(md.out.find("`vm.mapping-stale` on `pve-host`"), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("'iommugroup' does not match for 'gpu0' (44 != "), std::string::npos);
+  // The corrected file, from the pasted one.
+  ProcessResult g = Imp({"generate", "pve-mapping", "--machine", "pve-host", "--dossier", d});
+  ASSERT_EQ(g.exit_code, 0) << g.err;
+  EXPECT_EQ(g.out.find("iommugroup=44"), std::string::npos) << g.out;
   ImportGolden("seed-import-report.md", ImportNormalize(md.out, t.path()));
 }
 

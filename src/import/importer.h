@@ -76,5 +76,7 @@ Importer P2pBandwidthImporter();  // p2p_bandwidth.cc
 Importer ServeBenchImporter();    // serve_bench.cc
 Importer NcclLogImporter();       // nccl_log.cc
 Importer CollectJsonImporter();   // collect_json.cc
+Importer PciCfgImporter();        // proxmox.cc
+Importer QemuServerConfImporter();  // proxmox.cc
 
 }  // namespace dossier::import

@@ -8,7 +8,7 @@ const std::vector<Importer>& ImporterTable() {
   static const std::vector<Importer> kTable = {
       TopoMatrixImporter(),   TopoP2pImporter(),     NvidiaSmiQImporter(),  LspciVerboseImporter(),
       LspciTreeImporter(),    IommuGroupsImporter(), ProcCmdlineImporter(), KernelLogImporter(),
-      P2pBandwidthImporter(), ServeBenchImporter(),  NcclLogImporter(),     CollectJsonImporter(),
+      P2pBandwidthImporter(), ServeBenchImporter(),  NcclLogImporter(),     CollectJsonImporter(), PciCfgImporter(), QemuServerConfImporter(),
   };
   return kTable;
 }

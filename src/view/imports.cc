@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <typeinfo>
 
+#include "hypervisor/mapping_check.h"
 #include "model/fact_paths.h"
 
 namespace dossier {
@@ -37,6 +39,42 @@ using Matrix = std::vector<std::vector<std::string>>;
 void TakeMatrix(Matrix* base, const Matrix& from, bool newer) {
   if (from.empty()) return;
   if (base->empty() || newer) *base = from;
+}
+
+// The mapping entries of a machine whose pci.cfg came from a paste: checked like the probe
+// checks them. The node is the machine's Proxmox node, else the only node its entries name (a
+// paste rarely shows the hostname). A device whose IOMMU group was not pasted is left unknown
+// rather than called stale.
+void CheckImportedMappings(Machine* m) {
+  auto& h = m->hypervisor;
+  if (h.pci_mappings.empty() || m->pci.devices.empty()) return;
+  std::string node = h.node.value_or("");
+  if (node.empty()) {
+    std::set<std::string> nodes;
+    for (const auto& mp : h.pci_mappings)
+      for (const auto& e : mp.entries)
+        if (e.node.known()) nodes.insert(*e.node);
+    if (nodes.size() == 1) node = *nodes.begin();
+  }
+  for (auto& d : m->pci.devices) {  // groups from an IOMMU group listing
+    if (d.iommu_group.known()) continue;
+    for (const auto& g : m->iommu.groups)
+      if (std::find(g.devices.begin(), g.devices.end(), d.address) != g.devices.end())
+        d.iommu_group.Set(g.id, "IOMMU group listing");
+  }
+  hypervisor::CheckPciMappings(node, m->pci, "imported PCI devices", &h.pci_mappings);
+  for (auto& mp : h.pci_mappings)
+    for (auto& e : mp.entries) {
+      if (!e.status.known() || *e.status != "stale" || e.iommu_group_now.known()) continue;
+      if (!e.problem.known() || e.problem->find(';') != std::string::npos ||
+          e.problem->rfind("'iommugroup'", 0) != 0)
+        continue;
+      e.status.Unknown("the IOMMU group of " + e.path.value_or("?") +
+                           " is not in the pasted outputs (paste: for d in "
+                           "/sys/kernel/iommu_groups/*/devices/*; do echo $d; done)",
+                       e.path.source);
+      e.problem.Unknown("see status", e.path.source);
+    }
 }
 
 }  // namespace
@@ -142,6 +180,18 @@ void OverlayImport(Machine* base, const Machine& imported, const std::string& ba
     n.connections = in.connections;
   if (!in.p2p_refused.empty() && (n.p2p_refused.empty() || side.newer))
     n.p2p_refused = in.p2p_refused;
+  // Proxmox: VMs and PCI mappings pasted from the host; the mappings are then checked against
+  // the devices and IOMMU groups the machine now has, as Proxmox checks them at VM start.
+  AppendMissing(
+      &base->hypervisor.vms, imported.hypervisor.vms, [](const Vm& v) { return v.id; }, why);
+  AppendMissing(
+      &base->hypervisor.pci_mappings, imported.hypervisor.pci_mappings,
+      [](const PciMapping& m) { return m.name; }, why);
+  for (const auto& p : imported.hypervisor.problems)
+    if (std::find(base->hypervisor.problems.begin(), base->hypervisor.problems.end(), p) ==
+        base->hypervisor.problems.end())
+      base->hypervisor.problems.push_back(p);
+  CheckImportedMappings(base);
   if (imported.nvml.loaded && !base->nvml.loaded) {
     base->nvml.loaded = true;
     base->nvml.library = imported.nvml.library;

@@ -1,0 +1,80 @@
+// The Proxmox importers: a pasted `qm config` and pci.cfg become the host's VM and mappings, each
+// fact on its pasted line; a paste without the command says the VM id is missing.
+#include <gtest/gtest.h>
+
+#include "import/import_test_util.h"
+
+namespace dossier::import {
+namespace {
+
+using testing::Formats;
+using testing::ImportString;
+
+const char kQmConfig[] =
+    "root@pve:~# qm config 100\n"
+    "bios: ovmf\n"
+    "cores: 32\n"
+    "hostpci0: mapping=gpu0,pcie=1\n"
+    "hostpci1: 0000:e1:00,pcie=1,x-vga=1\n"
+    "machine: q35\n"
+    "memory: 491520\n"
+    "numa: 1\n"
+    "numa0: cpus=0-31,hostnodes=0,memory=245760,policy=bind\n"
+    "smbios1: uuid=6F1C9E2A-4B7D-4C83-9A0E-2D5F8B1C7E64\n"
+    "sockets: 2\n"
+    "frobnicate: 1\n";
+
+TEST(ProxmoxImport, QmConfigIsTheVmWithEachFactOnItsLine) {
+  ImportRun run = ImportString(kQmConfig);
+  EXPECT_EQ(Formats(run), std::vector<std::string>{"qemu-server-conf"});
+  const HypervisorInfo& h = run.imported.machine.hypervisor;
+  EXPECT_EQ(h.kind.value_or(""), "proxmox");
+  ASSERT_EQ(h.vms.size(), 1u);
+  const Vm& vm = h.vms[0];
+  EXPECT_EQ(vm.id, "100");
+  EXPECT_EQ(vm.machine.value_or(""), "q35");
+  EXPECT_EQ(vm.smbios_uuid.value_or(""), "6f1c9e2a-4b7d-4c83-9a0e-2d5f8b1c7e64");
+  ASSERT_EQ(vm.hostpci.size(), 2u);
+  EXPECT_EQ(vm.hostpci[0].mapping.value_or(""), "gpu0");
+  EXPECT_EQ(vm.hostpci[0].mapping.source, "imported: paste.txt:4 (qemu-server-conf)");
+  EXPECT_EQ(vm.hostpci[1].host.value_or(""), "0000:e1:00");
+  EXPECT_TRUE(vm.hostpci[1].x_vga.value_or(false));
+  ASSERT_EQ(vm.numa_nodes.size(), 1u);
+  EXPECT_FALSE(vm.running.known());  // a configuration does not say whether it runs
+  // The key Proxmox knows and dossier does not is a note with its line, never fatal.
+  bool noted = false;
+  for (const auto& n : run.imported.notes) noted = noted || n.find("frobnicate") != std::string::npos;
+  EXPECT_TRUE(noted);
+}
+
+TEST(ProxmoxImport, WithoutTheCommandTheVmIdIsSaidMissing) {
+  std::string body = kQmConfig;
+  body = body.substr(body.find('\n') + 1);
+  ImportRun run = ImportString(body, "qemu-server-conf");
+  ASSERT_EQ(run.imported.machine.hypervisor.vms.size(), 1u);
+  EXPECT_EQ(run.imported.machine.hypervisor.vms[0].id, "?");
+  bool said = false;
+  for (const auto& n : run.imported.notes) said = said || n.find("VM id") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
+TEST(ProxmoxImport, PciCfgMappingsKeepTheirTextForTheGenerator) {
+  const std::string cfg =
+      "gpu0\n"
+      "\tmap id=10de:2bb1,iommugroup=44,node=pve,path=0000:f1:00.0,subsystem-id=10de:204b\n"
+      "\n"
+      "gpu1\n"
+      "\tmap id=10de:2bb1,iommugroup=40,node=pve,path=0000:e1:00.0,subsystem-id=10de:204b\n"
+      "\tmap id=10de:2bb1,iommugroup=7,node=other,path=0000:01:00.0\n";
+  ImportRun run = ImportString("$ cat /etc/pve/mapping/pci.cfg\n" + cfg);
+  EXPECT_EQ(Formats(run), std::vector<std::string>{"pci-cfg"});
+  const HypervisorInfo& h = run.imported.machine.hypervisor;
+  ASSERT_EQ(h.pci_mappings.size(), 2u);
+  EXPECT_EQ(h.pci_mappings[1].entries.size(), 2u);
+  EXPECT_EQ(h.pci_mappings[0].entries[0].iommugroup.value_or(0), 44);
+  EXPECT_EQ(h.pci_mappings[0].entries[0].iommugroup.source, "imported: paste.txt:3 (pci-cfg)");
+  EXPECT_EQ(h.pci_cfg.value_or(""), cfg);
+}
+
+}  // namespace
+}  // namespace dossier::import
