@@ -6,9 +6,12 @@ namespace dossier::import {
 
 const std::vector<Importer>& ImporterTable() {
   static const std::vector<Importer> kTable = {
-      TopoMatrixImporter(),   TopoP2pImporter(),     NvidiaSmiQImporter(),  LspciVerboseImporter(),
-      LspciTreeImporter(),    IommuGroupsImporter(), ProcCmdlineImporter(), KernelLogImporter(),
-      P2pBandwidthImporter(), ServeBenchImporter(),  NcclLogImporter(),     CollectJsonImporter(), PciCfgImporter(), QemuServerConfImporter(),
+      TopoMatrixImporter(),   TopoP2pImporter(),        NvidiaSmiQImporter(),
+      LspciVerboseImporter(), LspciTreeImporter(),      IommuGroupsImporter(),
+      ProcCmdlineImporter(),  KernelLogImporter(),      P2pBandwidthImporter(),
+      ServeBenchImporter(),   NcclLogImporter(),        CollectJsonImporter(),
+      PciCfgImporter(),       QemuServerConfImporter(), QemuCmdlineImporter(),
+      VirshDumpxmlImporter(), NvbandwidthImporter(),    NcclTopoImporter(),
   };
   return kTable;
 }
