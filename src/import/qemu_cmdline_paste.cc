@@ -125,7 +125,7 @@ std::vector<QcCommand> QcCommands(const Lines& lines) {
 }
 
 std::string QcVmidFromCommand(const std::string& command) {
-  static const std::regex kShow(R"(qm\s+showcmd\s+(\d+))");
+  static const std::regex kShow(R"(qm\s+show(?:cmd)?\s+(\d+))");
   std::smatch m;
   if (std::regex_search(command, m, kShow)) return m[1];
   return "";
@@ -163,7 +163,7 @@ std::string QcSlotOf(const std::string& id) {
 Status QcParse(const Lines& lines, const ImportSource& src, Imported* out) {
   std::vector<QcCommand> cmds = QcCommands(lines);
   if (cmds.empty()) return Error::Invalid("no QEMU command line (qemu-system-…, kvm) in it");
-  bool showcmd = src.command.find("showcmd") != std::string::npos;
+  bool showcmd = src.command.find("qm show") != std::string::npos;
   std::string cmd_vmid = QcVmidFromCommand(src.command);
   int64_t cmd_pid = QcPidFromCommand(src.command);
   bool ps = src.command.find("ps ") != std::string::npos ||
@@ -300,8 +300,8 @@ Importer QemuCmdlineImporter() {
   return {"qemu-cmdline",
           "a QEMU command line: Proxmox qm showcmd VMID [--pretty] (the next start), or a running "
           "QEMU from ps or /proc/PID/cmdline: vfio-pci devices, guest bus, clique, NUMA",
-          {"qm showcmd", "ps aux", "ps -ef", "ps -eo", "ps axww", "ps auxww", "pgrep -a",
-           "xargs -0", "tr '\\0'"},
+          {"qm showcmd", "qm show ", "ps aux", "ps -ef", "ps -eo", "ps axww", "ps auxww",
+           "pgrep -a", "xargs -0", "tr '\\0'"},
           QcStarts,
           QcDetect,
           QcParse};
