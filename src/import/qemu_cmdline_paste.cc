@@ -80,8 +80,10 @@ int64_t QcPsPid(const std::string& prefix) {
   return -1;
 }
 
-std::vector<QcCommand> QcCommands(const Lines& lines) {
+std::vector<QcCommand> QcCommands(const Lines& lines,
+                                  std::vector<std::string>* pending_errors_out) {
   std::vector<QcCommand> out;
+  std::vector<std::string>& pending_errors = *pending_errors_out;
   QcCommand* cur = nullptr;
   bool continues = false;  // the previous line of the current command ended with '\'
   for (const auto& l : lines) {
@@ -95,6 +97,19 @@ std::vector<QcCommand> QcCommands(const Lines& lines) {
     std::string err;
     std::vector<std::string> words = hypervisor::SplitShellWords(std::string(t) + "\n", &err);
     bool start = !continues && QcStartLine(t);
+    if (!err.empty()) {
+      // An argument whose quote never closes: the paste was cut (or a line lost); the line's
+      // words are not complete, so none of them is read.
+      if (start || cur) {
+        std::string note = "line " + std::to_string(l.number) + ": " + err +
+                           ": the line is incomplete (cut off?); left out";
+        if (cur && cur->error.empty()) cur->error = note;
+        if (!cur) pending_errors.push_back(note);
+      }
+      continues = false;
+      if (!start) cur = nullptr;
+      continue;
+    }
     if (start) {
       size_t b = QcBinaryWord(words);
       if (b == std::string::npos) continue;
@@ -112,8 +127,6 @@ std::vector<QcCommand> QcCommands(const Lines& lines) {
       cur = nullptr;
       continue;
     }
-    if (!err.empty() && cur->error.empty())
-      cur->error = "line " + std::to_string(l.number) + ": " + err;
     continues = Trim(t).ends_with("\\");
     cur->continued = cur->continued || continues;
     for (auto& w : words) {
@@ -161,7 +174,9 @@ std::string QcSlotOf(const std::string& id) {
 }
 
 Status QcParse(const Lines& lines, const ImportSource& src, Imported* out) {
-  std::vector<QcCommand> cmds = QcCommands(lines);
+  std::vector<std::string> lost;
+  std::vector<QcCommand> cmds = QcCommands(lines, &lost);
+  for (const auto& e : lost) out->notes.push_back(src.file + ": " + e);
   if (cmds.empty()) return Error::Invalid("no QEMU command line (qemu-system-…, kvm) in it");
   bool showcmd = src.command.find("qm show") != std::string::npos;
   std::string cmd_vmid = QcVmidFromCommand(src.command);
@@ -280,8 +295,7 @@ Status QcParse(const Lines& lines, const ImportSource& src, Imported* out) {
                                          first);
     }
     ++out->facts;
-    if (!c.error.empty())
-      out->notes.push_back(src.file + ": " + c.error + " (the rest was read as-is)");
+    if (!c.error.empty()) out->notes.push_back(src.file + ": " + c.error);
     for (const auto& p : q.problems) {
       std::string text = QcProblem(p, name, c, src);
       out->notes.push_back(text);
