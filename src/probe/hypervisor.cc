@@ -79,6 +79,7 @@ void ApplyCmdline(const QemuProcess& p, Vm* vm) {
     else
       h.running_host_address.Unknown("vfio-pci given by sysfsdev=, not host=", src);
     if (!best->bus.empty()) h.guest_bus = Known(best->bus, src);
+    if (!best->clique.empty()) h.gpudirect_clique = Known(best->clique, src);
   }
 }
 
@@ -233,6 +234,7 @@ void OtherQemu(const std::map<int64_t, QemuProcess>& procs, HypervisorInfo* hv) 
         h.running_host_address = Known(d.host, src);
       }
       if (!d.bus.empty()) h.guest_bus = Known(d.bus, src);
+      if (!d.clique.empty()) h.gpudirect_clique = Known(d.clique, src);
       vm.hostpci.push_back(std::move(h));
     }
     for (const auto& pr : p.cmd.problems) hv->problems.push_back(pr);
