@@ -82,13 +82,17 @@ struct NtWalk {
   std::vector<std::pair<std::string, NtEnd>> nics;  // name, where
 };
 
-std::string NtAt(const NtWalk& w, const pugi::xml_node& n) {
+// The pasted line of a node (pugixml keeps byte offsets).
+size_t NtLine(const NtWalk& w, const pugi::xml_node& n) {
   ptrdiff_t off = n.offset_debug();
   size_t k = 1;
   for (ptrdiff_t i = 0; i < off && static_cast<size_t>(i) < w.text.size(); ++i)
     k += w.text[static_cast<size_t>(i)] == '\n';
-  size_t line = k <= w.lines->size() ? (*w.lines)[k - 1].number : w.lines->back().number;
-  return w.src->At(line);
+  return k <= w.lines->size() ? (*w.lines)[k - 1].number : w.lines->back().number;
+}
+
+std::string NtAt(const NtWalk& w, const pugi::xml_node& n) {
+  return w.src->At(NtLine(w, n));
 }
 
 // "16.0 GT/s PCIe", "8 GT/s", "32.0 GT/s" -> generation
@@ -111,7 +115,8 @@ void NtPci(NtWalk* w, const pugi::xml_node& pci, size_t cpu, std::vector<std::st
   auto addr = NormalizePciAddress(pci.attribute("busid").value());
   std::string at = NtAt(*w, pci);
   if (!addr) {
-    w->out->notes.push_back(at + ": <pci busid='" + Printable(pci.attribute("busid").value(), 40) +
+    w->out->notes.push_back(w->src->file + ":" + std::to_string(NtLine(*w, pci)) +
+                            ": <pci busid='" + Printable(pci.attribute("busid").value(), 40) +
                             "'> is not a PCI address; its subtree is left out");
     return;
   }

@@ -196,7 +196,7 @@ void NvbError(const std::string& test, const std::string& msg, const std::string
 
 // Which matrix of a bidirectional device-to-device test a description names.
 bool NvbKeepMatrix(const NvbKind& k, std::string_view desc, const std::string& test,
-                   std::set<std::string>* said, NvbState* st, const std::string& at) {
+                   std::set<std::string>* said, NvbState* st, const std::string& where) {
   if (!k.bidir_p2p) return true;
   if (desc.find(" Total ") != std::string_view::npos) return true;
   bool per_dir = desc.find("Read1") != std::string_view::npos ||
@@ -204,7 +204,7 @@ bool NvbKeepMatrix(const NvbKind& k, std::string_view desc, const std::string& t
                  desc.find("Write1") != std::string_view::npos ||
                  desc.find("Write2") != std::string_view::npos;
   if (said->insert(test).second)
-    st->notes.push_back(at + ": " + test +
+    st->notes.push_back(where + ": " + test +
                         (per_dir ? ": the per-direction matrices are not kept (the Total one is)"
                                  : ": one direction measured while the other runs (nvbandwidth "
                                    "before 0.6); not comparable with both together, not kept"));
@@ -298,6 +298,7 @@ void NvbParseText(const Lines& lines, const ImportSource& src, NvbState* st, siz
   for (const auto& l : lines) {
     std::string_view t = Trim(l.text);
     std::string at = src.At(l.number);
+    std::string where = src.file + ":" + std::to_string(l.number);  // for notes
     std::string name;
     if (t.empty() || IsElision(t)) continue;
     if (NvbRunningLine(t, &name)) {
@@ -308,7 +309,7 @@ void NvbParseText(const Lines& lines, const ImportSource& src, NvbState* st, siz
       open = true;
       described = false;
       if (!kind.skip.empty())
-        st->notes.push_back(at + ": " + test + " is " + kind.skip + "; not kept");
+        st->notes.push_back(where + ": " + test + " is " + kind.skip + "; not kept");
       continue;
     }
     if (t.starts_with("Waiving ") && t.ends_with(".")) {
@@ -340,7 +341,7 @@ void NvbParseText(const Lines& lines, const ImportSource& src, NvbState* st, siz
       cols = 0;
       rows_seen = 0;
       described = true;
-      keep = !test.empty() && !kind.mode.empty() && NvbKeepMatrix(kind, t, test, &said, st, at);
+      keep = !test.empty() && !kind.mode.empty() && NvbKeepMatrix(kind, t, test, &said, st, where);
       continue;
     }
     if (t.starts_with("SUM ") || t.starts_with("&&&& PERF ")) {
@@ -363,7 +364,7 @@ void NvbParseText(const Lines& lines, const ImportSource& src, NvbState* st, siz
     if (!row || *row < 0 || *row > 4096) continue;
     if (tok.size() != cols + 1) {
       if (!*cut_line) *cut_line = l.number;
-      st->notes.push_back(at + ": this row of " + test + " is incomplete (cut off); left out");
+      st->notes.push_back(where + ": this row of " + test + " is incomplete (cut off); left out");
       continue;
     }
     std::vector<NvbCell> cells;
@@ -456,7 +457,8 @@ Status NvbParseJson(const Lines& lines, const ImportSource& src, NvbState* st, s
     if (!tc.is_object()) continue;
     std::string name = tc.value("name", std::string());
     std::string status = tc.value("status", std::string());
-    std::string at = src.At(NvbLineOf(lines, "\"" + name + "\"", &from));
+    size_t line = NvbLineOf(lines, "\"" + name + "\"", &from);
+    std::string at = src.At(line), where = src.file + ":" + std::to_string(line);
     if (name.empty()) continue;
     NvbKind kind = NvbKindOf(name);
     if (status == "Waived") {
@@ -468,12 +470,12 @@ Status NvbParseJson(const Lines& lines, const ImportSource& src, NvbState* st, s
       continue;
     }
     if (!kind.skip.empty()) {
-      st->notes.push_back(at + ": " + name + " is " + kind.skip + "; not kept");
+      st->notes.push_back(where + ": " + name + " is " + kind.skip + "; not kept");
       continue;
     }
     auto m = tc.find("bandwidth_matrix");
     if (m == tc.end() || !m->is_array()) {
-      st->notes.push_back(at + ": " + name + " has status '" + status +
+      st->notes.push_back(where + ": " + name + " has status '" + status +
                           "' and no matrix (it did "
                           "not finish); not kept");
       continue;
@@ -494,7 +496,7 @@ Status NvbParseJson(const Lines& lines, const ImportSource& src, NvbState* st, s
       if (ncols > 0 && rows.size() == 3 * ncols) {
         rows.erase(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(2 * ncols));
       } else {
-        NvbKeepMatrix(kind, "", name, &said, st, at);
+        NvbKeepMatrix(kind, "", name, &said, st, where);
         continue;
       }
     }

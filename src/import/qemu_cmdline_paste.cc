@@ -101,8 +101,8 @@ std::vector<QcCommand> QcCommands(const Lines& lines,
       // An argument whose quote never closes: the paste was cut (or a line lost); the line's
       // words are not complete, so none of them is read.
       if (start || cur) {
-        std::string note = "line " + std::to_string(l.number) + ": " + err +
-                           ": the line is incomplete (cut off?); left out";
+        std::string note =
+            std::to_string(l.number) + ": " + err + ": the line is incomplete (cut off?); left out";
         if (cur && cur->error.empty()) cur->error = note;
         if (!cur) pending_errors.push_back(note);
       }
@@ -176,7 +176,7 @@ std::string QcSlotOf(const std::string& id) {
 Status QcParse(const Lines& lines, const ImportSource& src, Imported* out) {
   std::vector<std::string> lost;
   std::vector<QcCommand> cmds = QcCommands(lines, &lost);
-  for (const auto& e : lost) out->notes.push_back(src.file + ": " + e);
+  for (const auto& e : lost) out->notes.push_back(src.file + ":" + e);
   if (cmds.empty()) return Error::Invalid("no QEMU command line (qemu-system-…, kvm) in it");
   bool showcmd = src.command.find("qm show") != std::string::npos;
   std::string cmd_vmid = QcVmidFromCommand(src.command);
@@ -295,7 +295,7 @@ Status QcParse(const Lines& lines, const ImportSource& src, Imported* out) {
                                          first);
     }
     ++out->facts;
-    if (!c.error.empty()) out->notes.push_back(src.file + ": " + c.error);
+    if (!c.error.empty()) out->notes.push_back(src.file + ":" + c.error);
     for (const auto& p : q.problems) {
       std::string text = QcProblem(p, name, c, src);
       out->notes.push_back(text);
