@@ -68,6 +68,9 @@ Status LvParse(const Lines& lines, const ImportSource& src, Imported* out) {
     return Error::Invalid("not a libvirt domain: " + std::string(Trim(why)));
   }
   RemapPartSources(&d.vm, name, lines, src);
+  // A <hostdev> the cut went through has no host address left: it is not kept half.
+  if (cx.cut)
+    std::erase_if(d.vm.hostpci, [](const VmHostPci& h) { return !h.host.known(); });
   size_t first = lines.front().number;
   if (cx.cut) {
     size_t line = cx.stopped_at >= 1 && cx.stopped_at <= lines.size()

@@ -153,7 +153,7 @@ TEST(VirshDumpxmlImport, CutOffKeepsWhatIsCompleteAndSaysWhere) {
   ASSERT_EQ(run.imported.machine.hypervisor.vms.size(), 1u);
   const Vm& vm = run.imported.machine.hypervisor.vms[0];
   EXPECT_EQ(vm.smbios_uuid.value_or(""), "3b2f5c6e-8a1d-4e2b-9c7f-1a2b3c4d5e6f");
-  ASSERT_GE(vm.hostpci.size(), 1u);
+  ASSERT_EQ(vm.hostpci.size(), 1u);  // the second <hostdev> was cut before its address
   EXPECT_EQ(vm.hostpci[0].host.value_or(""), "0000:41:00.0");
   EXPECT_TRUE(VmNoted(run, "stops here (cut off) inside <domain/devices/hostdev/source>"));
 }
