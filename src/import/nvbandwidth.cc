@@ -333,9 +333,11 @@ void NvbParseText(const Lines& lines, const ImportSource& src, NvbState* st, siz
     if (t.size() < 512 && t.starts_with("Device ")) {
       std::smatch m;
       std::string s(t);
-      if (std::regex_match(s, m, kDevice))
+      // "Device 0: NAME (…)"; "Device to Device Latency …" is a matrix title, read below.
+      if (std::regex_match(s, m, kDevice)) {
         NvbSetAddress(&st->pm, ParseInt(m[1].str()).value_or(-1), NvbAddress(m[2].str()));
-      continue;
+        continue;
+      }
     }
     if (NvbDescLine(t)) {
       cols = 0;
