@@ -44,13 +44,20 @@ int LvDetect(const Lines& lines) {
 // "QEMU -set/-device … x-nv-gpudirect-clique=N" in <qemu:commandline>, per host address (the
 // generator writes -set device.ID.x-nv-gpudirect-clique=N with libvirt's alias "hostdevN").
 void LvCliques(Vm* vm, const std::string& at) {
-  if (!vm->args.known()) return;
+  if (!vm->args.known()) {
+    for (auto& h : vm->hostpci)
+      h.gpudirect_clique.Unknown("no <qemu:commandline> (no x-nv-gpudirect-clique)", at);
+    return;
+  }
   const std::string& a = *vm->args;
   for (size_t k = 0; k < vm->hostpci.size(); ++k) {
     VmHostPci& h = vm->hostpci[k];
     std::string key = "device.hostdev" + std::to_string(k) + ".x-nv-gpudirect-clique=";
     size_t p = a.find(key);
-    if (p == std::string::npos) continue;
+    if (p == std::string::npos) {
+      h.gpudirect_clique.Unknown("no x-nv-gpudirect-clique for it in <qemu:commandline>", at);
+      continue;
+    }
     size_t b = p + key.size(), e = a.find_first_of(" ,", b);
     h.gpudirect_clique.Set(a.substr(b, e == std::string::npos ? std::string::npos : e - b), at);
   }
@@ -69,8 +76,7 @@ Status LvParse(const Lines& lines, const ImportSource& src, Imported* out) {
   }
   RemapPartSources(&d.vm, name, lines, src);
   // A <hostdev> the cut went through has no host address left: it is not kept half.
-  if (cx.cut)
-    std::erase_if(d.vm.hostpci, [](const VmHostPci& h) { return !h.host.known(); });
+  if (cx.cut) std::erase_if(d.vm.hostpci, [](const VmHostPci& h) { return !h.host.known(); });
   size_t first = lines.front().number;
   if (cx.cut) {
     size_t line = cx.stopped_at >= 1 && cx.stopped_at <= lines.size()
@@ -95,7 +101,7 @@ Status LvParse(const Lines& lines, const ImportSource& src, Imported* out) {
         "`virsh dumpxml` shows the definition; `virsh domstate` says whether it runs",
         src.At(first));
   if (!vm.pid.known()) vm.pid.Unknown("not in a pasted domain XML", src.At(first));
-  LvCliques(&vm, vm.args.source);
+  LvCliques(&vm, vm.args.known() ? vm.args.source : src.At(first));
   for (auto& h : vm.hostpci)
     if (!h.running_host_address.known())
       h.running_host_address.Unknown("a pasted definition does not say what a running VM has",

@@ -282,7 +282,10 @@ Status QcParse(const Lines& lines, const ImportSource& src, Imported* out) {
         h->running_host_address.Unknown("vfio-pci given by sysfsdev=, not host=", at);
       }
       if (!d.bus.empty()) h->guest_bus.Set(d.bus, at);
-      if (!d.clique.empty()) h->gpudirect_clique.Set(d.clique, at);
+      if (!d.clique.empty())
+        h->gpudirect_clique.Set(d.clique, at);
+      else
+        h->gpudirect_clique.Unknown("no x-nv-gpudirect-clique on the command line", at);
       ++out->facts;
     }
     if (merge) {
