@@ -84,7 +84,7 @@ void ApplyCmdline(const QemuProcess& p, Vm* vm) {
     if (!best->clique.empty())
       h.gpudirect_clique = Known(best->clique, src);
     else
-      h.gpudirect_clique.Unknown("no x-nv-gpudirect-clique on the running command line", src);
+      h.gpudirect_clique.Unknown("no x-nv-gpudirect-clique on the command line", src);
   }
 }
 
