@@ -67,6 +67,8 @@ class HeaderSax : public json::json_sax_t {
       h_->machine_object = true;
       h_->machine.clear();
       in_machine_ = true;
+    } else {
+      Container();
     }
     ++depth_;
     return true;
@@ -78,7 +80,7 @@ class HeaderSax : public json::json_sax_t {
     return true;
   }
   bool start_array(std::size_t) override {
-    if (depth_ == 1) Top(nullptr);  // an array where a header string would be
+    Container();
     ++depth_;
     return true;
   }
@@ -96,6 +98,11 @@ class HeaderSax : public json::json_sax_t {
   }
 
  private:
+  // An object or array where a header string would be reads as "".
+  void Container() {
+    if (depth_ == 1) Top(nullptr);
+    if (depth_ == 2 && in_machine_ && key_ == "name") h_->machine.clear();
+  }
   bool Value(const std::string* s) {
     if (depth_ == 1) Top(s);
     if (depth_ == 2 && in_machine_ && key_ == "name") h_->machine = s ? *s : "";
