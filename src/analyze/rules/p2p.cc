@@ -108,8 +108,8 @@ const MachineView* VmIsolatedEvidence(const RuleContext& ctx,
 }
 
 // Explanation, what will not help and actions of p2p.vm-isolated.
-void VmIsolatedAdvice(const MachineView* host, size_t gpu_count, const std::string& tp,
-                      Finding* fp) {
+void VmIsolatedAdvice(const Machine& m, const MachineView* host, size_t gpu_count,
+                      const std::string& tp, Finding* fp) {
   Finding& f = *fp;
   bool host_separate = host && GpusOnSeparateRootComplexes(host->machine);
   f.explanation =
@@ -151,7 +151,7 @@ void VmIsolatedAdvice(const MachineView* host, size_t gpu_count, const std::stri
            CliqueArgs(gpu_count) + "`. Then check the bytes, not only the speed.",
        "nvidia-smi topo -p2p r   # in the guest: OK between the GPUs; then: dossier p2p", "host"});
   // A topology file the server already names was read and checked: say so instead of advising one.
-  if (std::string topo = TopoFileAlreadySet(ctx.m()); !topo.empty()) {
+  if (std::string topo = TopoFileAlreadySet(m); !topo.empty()) {
     f.not_helping.push_back("Another NCCL topology file: " + topo +
                             ". It places rings and CPU threads; it does not make P2P available.");
   } else {
@@ -212,7 +212,7 @@ std::optional<Finding> RuleP2pVmIsolated(const RuleContext& ctx) {
             "unavailable or staged through host memory";
   std::string tp;
   const MachineView* host = VmIsolatedEvidence(ctx, gpus, &f, &tp);
-  VmIsolatedAdvice(host, gpus.size(), tp, &f);
+  VmIsolatedAdvice(m, host, gpus.size(), tp, &f);
   return f;
 }
 
