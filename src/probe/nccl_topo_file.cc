@@ -9,13 +9,24 @@
 namespace dossier {
 namespace {
 
-// Line of a byte offset (pugixml keeps offsets, not lines).
-int64_t TopoLineAt(std::string_view xml, ptrdiff_t off) {
-  if (off < 0 || static_cast<size_t>(off) > xml.size()) return 0;
-  int64_t line = 1;
-  for (ptrdiff_t i = 0; i < off; ++i) line += xml[static_cast<size_t>(i)] == '\n';
-  return line;
-}
+// Line of a byte offset (pugixml keeps offsets, not lines). Asked in document order, so it counts
+// on from the previous answer: linear in the file, however many nodes ask.
+class TopoLines {
+ public:
+  explicit TopoLines(std::string_view xml) : xml_(xml) {}
+  int64_t At(ptrdiff_t off) {
+    if (off < 0 || static_cast<size_t>(off) > xml_.size()) return 0;
+    size_t o = static_cast<size_t>(off);
+    if (o < pos_) pos_ = 0, line_ = 1;
+    for (; pos_ < o; ++pos_) line_ += xml_[pos_] == '\n';
+    return line_;
+  }
+
+ private:
+  std::string_view xml_;
+  size_t pos_ = 0;
+  int64_t line_ = 1;
+};
 
 bool IsHexDigits(std::string_view s) {
   if (s.empty()) return false;
@@ -58,7 +69,7 @@ NcclTopoFile ParseNcclTopoXml(std::string_view text, const std::string& path) {
   pugi::xml_document doc;
   pugi::xml_parse_result r = doc.load_buffer(text.data(), text.size(), pugi::parse_default);
   if (!r) {
-    out.parse_error = path + ":" + std::to_string(TopoLineAt(text, r.offset)) +
+    out.parse_error = path + ":" + std::to_string(TopoLines(text).At(r.offset)) +
                       ": not valid XML (" + r.description() + ")";
     return out;
   }
@@ -73,6 +84,7 @@ NcclTopoFile ParseNcclTopoXml(std::string_view text, const std::string& path) {
     Fact<int64_t> numa;
   };
   std::vector<Item> stack;
+  TopoLines lines(text);
   Fact<int64_t> none;
   none.Unknown("not under a <cpu numaid=…>", path);
   for (pugi::xml_node c = sys.last_child(); c; c = c.previous_sibling()) stack.push_back({c, none});
@@ -80,9 +92,8 @@ NcclTopoFile ParseNcclTopoXml(std::string_view text, const std::string& path) {
     Item it = std::move(stack.back());
     stack.pop_back();
     std::string name = it.node.name();
-    int64_t line = TopoLineAt(text, it.node.offset_debug());
-    std::string where = path + ":" + std::to_string(line);
     if (name == "cpu") {
+      std::string where = path + ":" + std::to_string(lines.At(it.node.offset_debug()));
       pugi::xml_attribute a = it.node.attribute("numaid");
       auto id = a ? ParseInt(Trim(a.value())) : std::nullopt;
       if (id) {
@@ -99,7 +110,7 @@ NcclTopoFile ParseNcclTopoXml(std::string_view text, const std::string& path) {
       g.bus_id = NormalizeNcclBusId(raw);
       if (g.bus_id.empty()) g.bus_id = Printable(raw, 40);  // kept as written: a mismatch
       g.numa_id = it.numa;
-      g.line = line;
+      g.line = lines.At(it.node.offset_debug());
       out.gpus.push_back(std::move(g));
       continue;  // a GPU's children (<gpu>, <nvlink>) place nothing more
     }
