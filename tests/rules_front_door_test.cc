@@ -21,8 +21,10 @@ using testing::CollectJson;
 using testing::EvidenceText;
 using testing::FindingIds;
 using testing::FindingIn;
+using testing::FixtureDescriptionDir;
 using testing::FixtureTree;
 using testing::PciDeviceIn;
+using testing::ReadWholeFile;
 using testing::Replace;
 using testing::RunDossier;
 using testing::TempDir;
@@ -48,6 +50,7 @@ const std::set<std::string> kCovered = {
     "serve.below-target",  // tests/serve_front_door_test.cc, with every comparison
     "numa.overlapping-nodes",
     "nccl.p2p-fallback",
+    "nccl.topo-file-mismatch",
     "notes.contradicted",
     "decode.communication-bound",
     "vm.mapping-stale",
@@ -361,6 +364,59 @@ TEST(MeasurementRulesFrontDoor, DecodeCommunicationBound) {
   std::string d2 = t2.path() + "/d";
   Collect(d2, FixtureTree("seed-guest"), "box");
   Silent(ReportJson(d2), "decode.communication-bound");
+}
+
+// The model's size beside the estimate: GLM-5's shape from its config.json, MLA's KV by hand:
+// (kv_lora_rank 512 + qk_rope_head_dim 64) x 78 layers x 2 B (bf16, no KV quantization stated).
+TEST(MeasurementRulesFrontDoor, DecodeBudgetStatesModelSize) {
+  TempDir t;
+  std::string d = t.path() + "/d";
+  Collect(d, FixtureTree("seed-guest"), "box");
+  P2p(d, "bare-pair", "0-1", "4K,16K", 0);
+  const json doc = ReportJson(d);
+  const json* f = FindingIn(doc, "decode.communication-bound");
+  ASSERT_NE(f, nullptr);
+  std::string ev = EvidenceText(*f);
+  EXPECT_NE(ev.find("KV cache per token (MLA latent): 89856 B (87.8 KiB)"), std::string::npos)
+      << ev;
+  EXPECT_NE(ev.find("model parameters, total / active per token: "), std::string::npos) << ev;
+}
+
+// --- nccl.topo-file-mismatch: the seed guest's server names /root/nccl_topo.xml, written for
+// its eight GPUs and two NUMA nodes (agrees: a cross-check, no finding); the same file with one
+// bus id of another machine and a NUMA node the guest lacks -----------------------------------
+
+TEST(MachineRulesFrontDoor, NcclTopoFileMismatch) {
+  json good = CollectJson(FixtureTree("seed-guest"));
+  Silent(good, "nccl.topo-file-mismatch");
+  ASSERT_TRUE(good["machines"][0].contains("cross_checks"))
+      << good["machines"][0].dump().substr(0, 200);
+  const json& x = good["machines"][0]["cross_checks"][0];
+  EXPECT_TRUE(x.value("agrees", false)) << x.dump(2);
+  EXPECT_EQ(x.value("source", ""), "/root/nccl_topo.xml");
+  // The advice to write a topology file gives way to the one already there.
+  const json* iso = FindingIn(good, "p2p.vm-isolated");
+  ASSERT_NE(iso, nullptr);
+  EXPECT_EQ(iso->dump().find("NCCL_TOPO_FILE=/etc/nccl-topo.xml"), std::string::npos);
+  EXPECT_NE(iso->dump().find("/root/nccl_topo.xml, which agrees"), std::string::npos);
+
+  std::string xml =
+      ReadWholeFile(FixtureDescriptionDir("seed-guest") + "/files/root/nccl_topo.xml");
+  xml.replace(xml.find("0000:08:00.0"), 12, "0000:41:00.0");
+  xml.replace(xml.find("numaid=\"1\""), 10, "numaid=\"2\"");
+  TempDir t;
+  std::string tree = VariantTree(t, "seed-guest", {}, {{"root/nccl_topo.xml", xml}});
+  ASSERT_FALSE(tree.empty());
+  json bad = CollectJson(tree);
+  const json* f = FindingIn(bad, "nccl.topo-file-mismatch");
+  ASSERT_NE(f, nullptr) << ::testing::PrintToString(FindingIds(bad));
+  std::string ev = EvidenceText(*f);
+  EXPECT_NE(ev.find("GPU 0000:41:00.0 is not a GPU of this machine"), std::string::npos) << ev;
+  EXPECT_NE(ev.find("<cpu numaid=\"2\"> names a NUMA node this machine does not have"),
+            std::string::npos)
+      << ev;
+  EXPECT_NE(ev.find("not in the file (0000:08:00.0)"), std::string::npos) << ev;
+  EXPECT_FALSE(bad["machines"][0]["cross_checks"][0].value("agrees", true));
 }
 
 // serve.below-target is covered with every comparison in serve_front_door_test.cc.

@@ -26,6 +26,7 @@ Analysis Analyze(const View& view) {
       ma.changes.to = {mv.record.file, mv.record.time, now.boot_id.value_or("")};
     }
     ma.findings = RunRules({mv, view, view.notes, ma.changes});
+    ma.cross_checks = CrossChecks(mv.machine);
     a.machines.push_back(std::move(ma));
   }
   a.plan = BuildPlan(view, a);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "analyze/cross_checks.h"
 #include "analyze/diff_types.h"
 #include "analyze/finding.h"
 #include "analyze/plan_types.h"
@@ -18,6 +19,7 @@ struct MachineAnalysis {
   std::string machine;            // MachineView::machine.name
   std::vector<Finding> findings;  // rule table order
   MachineDiff changes;            // since the previous boot; changes.from.file empty when none
+  std::vector<CrossCheck> cross_checks;  // files that describe the machine, checked against it
 };
 
 struct Analysis {

@@ -32,6 +32,10 @@ const std::vector<RuleEntry>& RuleTable() {
       {"nccl.p2p-fallback", kWarning,
        "an NCCL log shows P2P refused or channels over SHM, and why, from the dossier's facts",
        RuleNcclP2pFallback},
+      {"nccl.topo-file-mismatch", kWarning,
+       "a server's NCCL_TOPO_FILE names GPUs or NUMA nodes this machine does not have (or misses "
+       "some of its GPUs)",
+       RuleNcclTopoFileMismatch},
       {"pcie.link-width-degraded", kWarning,
        "a GPU or bridge link runs narrower than both ends support (seating, riser, bifurcation)",
        RulePcieLinkWidthDegraded},

@@ -78,7 +78,7 @@ int RunDiff(const std::vector<std::string>& args) {
       return kExitUsage;
     }
     for (const auto& [r, ref] : {std::pair{a, refs[0]}, std::pair{b, refs[1]}}) {
-      if (!r || r->kind != "collect" || !r->doc.contains("machine")) {
+      if (!r || r->kind != "collect" || !r->machine_object) {
         std::fprintf(stderr, "dossier diff: '%s' is not a collect record in %s/records\n",
                      ref.c_str(), dossier_dir.c_str());
         return kExitUsage;
@@ -118,8 +118,14 @@ int RunDiff(const std::vector<std::string>& args) {
   }
 
   std::vector<std::string> w;
-  Machine ma = MachineFromJson(a->doc["machine"], &w);
-  Machine mb = MachineFromJson(b->doc["machine"], &w);
+  // Each side parsed in full, turned into a Machine and released (records are listed as headers).
+  auto machine_of = [&](const Record* r) {
+    nlohmann::json scratch;
+    const nlohmann::json* doc = RecordDoc(*r, &scratch, &w);
+    return doc ? MachineFromJson((*doc)["machine"], &w) : Machine{};
+  };
+  Machine ma = machine_of(a);
+  Machine mb = machine_of(b);
   // The rest of the dossier (notes, a guest's host) is context for the findings on each side.
   // Built from the records already loaded: loading the dossier again doubled diff's memory.
   View context = DossierView(dir, *records, {});

@@ -122,6 +122,7 @@ int RunImport(const std::vector<std::string>& args) {
       r.machine = machine;
       r.doc = d;
       r.doc["tool"] = std::string("dossier ") + DOSSIER_VERSION;
+      FillHeaderFromDoc(&r);
       records.push_back(std::move(r));
     }
     View view = BuildView(records, Notes{}, {});

@@ -90,6 +90,7 @@ class Reader {
       if (auto n = doc["machine"].find("name"); n != doc["machine"].end() && n->is_string())
         r.machine = n->get<std::string>();
       r.doc = std::move(doc);
+      FillHeaderFromDoc(&r);
       std::vector<Record> one;  // moved in: an initializer list would copy the whole document
       one.push_back(std::move(r));
       View view = BuildView(one, Notes{}, {});

@@ -28,6 +28,7 @@ std::vector<Record> RecordsOf(const std::vector<std::pair<std::string, std::stri
       r.machine = machine;
       r.file = "records/00000" + std::to_string(i) + "-" + r.kind + ".json";
       r.doc = std::move(d);
+      FillHeaderFromDoc(&r);
       out.push_back(std::move(r));
     }
   }

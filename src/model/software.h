@@ -100,6 +100,13 @@ struct ModelConfig {
   Fact<std::string> model_type;
   Fact<int64_t> layers, hidden_size, heads, kv_heads;
   Fact<int64_t> routed_experts, shared_experts, active_experts;
+  // The shape the parameter count and the KV size are computed from (analyze/model_size.h):
+  // intermediate_size (dense MLP), moe_intermediate_size (one expert), vocab_size, head_dim
+  // (when stated), first_k_dense_replace (DeepSeek/GLM: the first layers are dense), and for
+  // multi-head latent attention (DeepSeek-V2/V3) the ranks and head dims of its projections.
+  Fact<int64_t> intermediate_size, moe_intermediate_size, vocab_size, head_dim, dense_layers;
+  Fact<int64_t> q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim;
+  Fact<bool> tie_word_embeddings;
   Fact<std::string> dtype;
   Fact<uint64_t> weights_bytes;  // model.safetensors.index.json metadata.total_size
   ModelQuantization quantization;
@@ -116,9 +123,53 @@ struct ModelConfig {
     v("routed_experts", routed_experts);
     v("shared_experts", shared_experts);
     v("active_experts", active_experts);
+    v("intermediate_size", intermediate_size);
+    v("moe_intermediate_size", moe_intermediate_size);
+    v("vocab_size", vocab_size);
+    v("head_dim", head_dim);
+    v("dense_layers", dense_layers);
+    v("q_lora_rank", q_lora_rank);
+    v("kv_lora_rank", kv_lora_rank);
+    v("qk_nope_head_dim", qk_nope_head_dim);
+    v("qk_rope_head_dim", qk_rope_head_dim);
+    v("v_head_dim", v_head_dim);
+    v("tie_word_embeddings", tie_word_embeddings);
     v("dtype", dtype);
     v("weights_bytes", weights_bytes);
     v("quantization", quantization);
+  }
+};
+
+// One GPU an NCCL topology file places: a <pci> node with a <gpu> child or a display-class
+// (0x03xxxx) leaf, under the <cpu numaid=…> that holds it.
+struct NcclTopoGpu {
+  std::string bus_id;     // as NCCL reads it, lowercased, domain added: "0000:01:00.0"
+  Fact<int64_t> numa_id;  // the enclosing <cpu>'s numaid; unknown when none says one
+  int64_t line = 0;       // line of its <pci> node in the file
+  template <class V>
+  void visit(V& v) {
+    v("bus_id", bus_id);
+    v("numa_id", numa_id);
+    v("line", line);
+  }
+};
+
+// The NCCL topology file a server names in NCCL_TOPO_FILE (probe/nccl_topo_file.cc), read under
+// the server's root; what the rule nccl.topo-file-mismatch and the cross-checks compare with the
+// machine's GPUs and NUMA nodes.
+struct NcclTopoFile {
+  // The file read (source: the environment that named it); unknown with why when not set,
+  // unreadable or not a regular file.
+  Fact<std::string> file;
+  std::string parse_error;            // "file:line: what"; empty when it parsed
+  std::vector<int64_t> cpu_numa_ids;  // numaid of every <cpu>, in file order
+  std::vector<NcclTopoGpu> gpus;      // in file order
+  template <class V>
+  void visit(V& v) {
+    v("file", file);
+    v("parse_error", parse_error);
+    v("cpu_numa_ids", cpu_numa_ids);
+    v("gpus", gpus);
   }
 };
 
@@ -139,6 +190,7 @@ struct Server {
   std::map<std::string, std::string> env;  // the server's variables that matter, redacted
   Fact<std::vector<int64_t>> worker_pids;  // its descendants of the same engine (TP ranks…)
   ModelConfig model;
+  NcclTopoFile nccl_topo;  // the file NCCL_TOPO_FILE names
   template <class V>
   void visit(V& v) {
     v("pid", pid);
@@ -155,6 +207,7 @@ struct Server {
     v("env", env);
     v("worker_pids", worker_pids);
     v("model", model);
+    v("nccl_topo", nccl_topo);
   }
 };
 

@@ -277,6 +277,28 @@ void ReadExperts(const ConfigView& c, const std::string& path, ModelConfig* out)
   }
 }
 
+// The sizes a parameter count needs (analyze/model_size.h). Absent keys stay unknown ("not in
+// config.json"): a dense model has no moe_intermediate_size, a GQA model no kv_lora_rank.
+void ReadShape(const ConfigView& c, ModelConfig* out) {
+  GetInt(c, {"intermediate_size", "ffn_hidden_size", "n_inner"}, &out->intermediate_size);
+  GetInt(c, {"moe_intermediate_size", "expert_intermediate_size"}, &out->moe_intermediate_size);
+  GetInt(c, {"vocab_size", "padded_vocab_size"}, &out->vocab_size);
+  GetInt(c, {"head_dim"}, &out->head_dim);
+  GetInt(c, {"first_k_dense_replace"}, &out->dense_layers);
+  GetInt(c, {"q_lora_rank"}, &out->q_lora_rank);
+  GetInt(c, {"kv_lora_rank"}, &out->kv_lora_rank);
+  GetInt(c, {"qk_nope_head_dim"}, &out->qk_nope_head_dim);
+  GetInt(c, {"qk_rope_head_dim"}, &out->qk_rope_head_dim);
+  GetInt(c, {"v_head_dim"}, &out->v_head_dim);
+  if (auto h = c.Find({"tie_word_embeddings"}); h.v) {
+    if (h.v->is_boolean()) {
+      out->tie_word_embeddings.Set(h.v->get<bool>(), h.src);
+    } else {
+      out->tie_word_embeddings.Unknown("not true or false: " + Short(*h.v), h.src);
+    }
+  }
+}
+
 void ParseConfigJson(const json& j, const std::string& path, ModelConfig* out) {
   if (!j.is_object()) return Fill(out, "config.json is not a JSON object", path);
   // TensorRT-LLM engine directories keep the model's shape under "pretrained_config".
@@ -308,6 +330,7 @@ void ParseConfigJson(const json& j, const std::string& path, ModelConfig* out) {
     out->kv_heads.Set(*out->heads, out->heads.source + " (no num_key_value_heads: MHA)");
   }
   ReadExperts(c, path, out);
+  ReadShape(c, out);
   GetString(c, {"torch_dtype", "dtype"}, &out->dtype);
   auto q = c.Find({"quantization_config", "quantization"});
   if (q.v && q.v->is_object()) {

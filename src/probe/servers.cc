@@ -10,6 +10,7 @@
 
 #include "probe/inference_env.h"
 #include "probe/model_config.h"
+#include "probe/nccl_topo_file.h"
 #include "probe/probe.h"
 #include "probe/python_envs.h"
 #include "probe/read_fact.h"
@@ -175,6 +176,9 @@ Server BuildServer(const ProbeContext& ctx, int64_t pid, const std::vector<std::
     s.python_env.Unknown(s.python.unknown, proc + "/exe");
   }
   s.model = ReadServedModel(sfs, LocationOf(fs, sfs, proc, engine, args, s, environ));
+  // The topology file NCCL will read, as the server sees it (its root, its working directory).
+  s.nccl_topo = ReadNcclTopoFile(sfs, environ, s.cwd.value_or(""), proc + "/environ");
+  if (!s.env_read.value_or(false)) s.nccl_topo.file.Unknown(s.env_read.unknown, proc + "/environ");
   std::sort(workers.begin(), workers.end());
   s.worker_pids.Set(std::move(workers), "/proc/*/stat (descendants of the same engine)");
   return s;

@@ -119,6 +119,8 @@ std::string RenderJson(const View& view, const Analysis& a) {
     m["changes_since_previous_boot"] =
         ma.changes.from.file.empty() ? nlohmann::json(nullptr) : PlainToJson(ma.changes);
     m["measurement_summary"] = Summary(mv);
+    // Present only when something was cross-checked (docs/json.md).
+    if (!ma.cross_checks.empty()) m["cross_checks"] = PlainArray(ma.cross_checks);
     // Present only for machines with `dossier import` records (docs/json.md).
     if (!mv.imports.empty()) {
       m["imports"] = nlohmann::json::array();

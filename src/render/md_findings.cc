@@ -97,6 +97,14 @@ void MdFindings(const View& view, const Analysis& a, std::string* out) {
     }
   }
   if (!any) *out += "No rule fired (`dossier help rules` lists what is checked).\n\n";
+  // What was checked and holds, so nobody redoes it; disagreements are findings above.
+  md::Table t({"machine", "checked", "result", "file"});
+  for (const auto& mv : view.machines)
+    for (const auto& x : a.Of(mv).cross_checks)
+      t.Row({md::Code(mv.machine.name), md::Escape(x.what),
+             (x.agrees ? "agrees: " : "**disagrees**: ") + md::Escape(x.detail),
+             md::Code(x.source)});
+  if (!t.empty()) *out += "### Cross-checks\n\n" + t.Render() + "\n";
 }
 
 }  // namespace dossier

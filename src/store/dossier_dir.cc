@@ -16,6 +16,7 @@
 
 #include "model/json_io.h"
 #include "store/dossier_lock.h"
+#include "store/record_header.h"
 #include "store/regular_file.h"
 
 namespace dossier {
@@ -180,6 +181,32 @@ Result<std::string> DossierDir::Append(nlohmann::json doc, std::string_view mach
   return Error::Io("could not find a free record name in " + dir);
 }
 
+void FillHeaderFromDoc(Record* r) {
+  const nlohmann::json& d = r->doc;
+  if (!d.is_object()) return;
+  r->tool = Str(d, "tool");
+  r->boot_id = Str(d, "boot_id");
+  r->hostname = Str(d, "hostname");
+  r->root = Str(d, "root");
+  r->has_root = d.contains("root") && d["root"].is_string();
+  r->machine_object = d.contains("machine") && d["machine"].is_object();
+}
+
+const nlohmann::json* RecordDoc(const Record& r, nlohmann::json* scratch,
+                                std::vector<std::string>* warnings) {
+  if (!r.doc.is_null()) return &r.doc;
+  auto text = ReadRegularFile(r.file, DossierDir::kMaxRecordBytes);
+  if (text) {
+    *scratch = nlohmann::json::parse(*text, nullptr, false);
+    if (!scratch->is_discarded() && scratch->is_object()) return scratch;
+  }
+  // Records are never replaced: this is a file changed or removed behind the dossier's back.
+  warnings->push_back(r.file + ": no longer reads as it did a moment ago (" +
+                      (text ? std::string("not valid JSON") : text.error().message) + "); skipped");
+  *scratch = nullptr;
+  return nullptr;
+}
+
 Result<std::vector<Record>> DossierDir::Load(std::vector<std::string>* warnings) const {
   std::vector<Record> out;
   std::string dir = records_dir();
@@ -211,47 +238,45 @@ Result<std::vector<Record>> DossierDir::Load(std::vector<std::string>* warnings)
   for (const auto& n : names) {
     std::string path = dir + "/" + n;
     // Only a regular file is a record: a FIFO named like one would block the read forever, a
-    // directory is not "too large" but not a record (store/regular_file.h).
-    auto read = ReadRegularFile(path, kMaxRecordBytes);
-    if (!read) {
-      if (read.error().kind == Error::kTooLarge) {
+    // directory is not "too large" but not a record (store/regular_file.h). The header is read
+    // streaming; the body is parsed later, only where it is used (RecordDoc).
+    auto head = ReadRecordHeader(path, kMaxRecordBytes);
+    if (!head) {
+      if (head.error().kind == Error::kTooLarge) {
         warnings->push_back(path + ": larger than 256 MiB, not a record; skipped");
       } else {
-        warnings->push_back(read.error().message + "; skipped");
+        warnings->push_back(head.error().message + "; skipped");
       }
       continue;
     }
-    std::string& text = *read;
-    Record r;
-    r.file = path;
-    r.sequence = std::strtoll(n.c_str(), nullptr, 10);
-    try {
-      r.doc = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& e) {
-      // Report a line number: count newlines up to the byte the parser stopped at.
-      size_t byte = std::min(e.byte, text.size());
-      size_t line = 1 + std::count(text.begin(), text.begin() + static_cast<long>(byte), '\n');
-      warnings->push_back(path + ":" + std::to_string(line) +
+    const RecordHeader& h = *head;
+    if (h.bad_json_line > 0) {
+      warnings->push_back(path + ":" + std::to_string(h.bad_json_line) +
                           ": not valid JSON (truncated or damaged record); skipped. "
                           "The file is left as it is.");
       continue;
     }
-    if (!r.doc.is_object() || !r.doc.contains("schema") || !r.doc["schema"].is_string()) {
+    if (!h.object || !h.schema_is_string) {
       warnings->push_back(path + ": not a dossier record (no schema); skipped");
       continue;
     }
-    std::string schema = r.doc["schema"].get<std::string>();
-    if (schema != kSchema) {
-      warnings->push_back(path + ": written as " + schema + ", this dossier reads " + kSchema +
+    if (h.schema != kSchema) {
+      warnings->push_back(path + ": written as " + h.schema + ", this dossier reads " + kSchema +
                           "; skipped (use a matching version of dossier to read it)");
       continue;
     }
-    r.kind = Str(r.doc, "kind");
-    r.time = Str(r.doc, "time");
-    if (auto m = r.doc.find("machine"); m != r.doc.end()) {
-      if (m->is_object()) r.machine = Str(*m, "name");
-      if (m->is_string()) r.machine = m->get<std::string>();
-    }
+    Record r;
+    r.file = path;
+    r.sequence = std::strtoll(n.c_str(), nullptr, 10);
+    r.kind = h.kind;
+    r.time = h.time;
+    r.machine = h.machine;
+    r.tool = h.tool;
+    r.boot_id = h.boot_id;
+    r.hostname = h.hostname;
+    r.root = h.root;
+    r.has_root = h.has_root;
+    r.machine_object = h.machine_object;
     out.push_back(std::move(r));
   }
   return out;

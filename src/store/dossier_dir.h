@@ -13,14 +13,35 @@
 
 namespace dossier {
 
+// A record as Load lists it: its header (the top-level strings, store/record_header.h), without
+// its body. The body is parsed only where a command uses it (RecordDoc), one record at a time,
+// so memory does not grow with the dossier (issue #12).
 struct Record {
   std::string file;      // path of the record file
   int64_t sequence = 0;  // order of writing
   std::string kind;      // "collect", "p2p", "serve-bench", …
   std::string time;      // ISO 8601, UTC
   std::string machine;   // machine name the record is about (may be empty)
-  nlohmann::json doc;    // the whole record
+  // The whole record when it is held in memory (a one-shot collect, an import shown without
+  // storing, a fleet file; FillHeaderFromDoc sets the fields below); null for records Load
+  // listed: RecordDoc reads those.
+  nlohmann::json doc;
+  std::string tool;               // "dossier 0.1.0"
+  std::string boot_id, hostname;  // top-level: of the machine a measurement ran on
+  std::string root;               // top-level "root" of a collect ("/" for the live machine)
+  bool has_root = false;
+  bool machine_object = false;  // "machine" is an object (a collect or an import)
 };
+
+// Fills the header fields of a record held in memory (kind, time and machine are left as set)
+// from its doc.
+void FillHeaderFromDoc(Record* r);
+
+// The record's whole document: r.doc when it is held, else r.file parsed into *scratch (the
+// caller drops it when done). nullptr, with a warning naming the file, when the file no longer
+// reads as it did when listed.
+const nlohmann::json* RecordDoc(const Record& r, nlohmann::json* scratch,
+                                std::vector<std::string>* warnings);
 
 class DossierDir {
  public:
@@ -31,8 +52,9 @@ class DossierDir {
   // record and returns its file path. Creates the directory when needed.
   Result<std::string> Append(nlohmann::json doc, std::string_view machine) const;
 
-  // Every readable record, oldest first. Files that are not valid records (truncated, binary,
-  // another schema, too large) are named in `warnings` and skipped; nothing is modified.
+  // Every readable record, oldest first, as headers (Record::doc null). Files that are not valid
+  // records (truncated, binary, another schema, too large) are named in `warnings` and skipped;
+  // nothing is modified. Each file is read through once, streaming; none is held.
   Result<std::vector<Record>> Load(std::vector<std::string>* warnings) const;
 
   std::string records_dir() const { return path_ + "/records"; }

@@ -32,7 +32,7 @@ TEST(DossierDir, AppendsNeverOverwrites) {
   auto recs = d.Load(&w);
   ASSERT_TRUE(recs);
   ASSERT_EQ(recs->size(), 2u);
-  EXPECT_EQ((*recs)[0].doc["schema"], "dossier/1");
+  EXPECT_TRUE((*recs)[0].doc.is_null());  // listed by header; the body is read where used
   EXPECT_LT((*recs)[0].sequence, (*recs)[1].sequence);
   // The latest record of a machine wins in the view.
   View v = BuildView(*recs, {}, {});
@@ -66,6 +66,45 @@ TEST(DossierDir, DamagedRecordsAreNamedSkippedAndLeftAlone) {
   auto next = d.Append(Collect("guest", "c"), "guest");
   ASSERT_TRUE(next);
   EXPECT_NE(next->find("000005-"), std::string::npos) << *next;
+}
+
+// Load keeps each record's header only (store/record_header.h); RecordDoc parses a body when
+// asked, and says so when the file no longer reads.
+TEST(DossierDir, ListsHeadersAndParsesBodiesOnDemand) {
+  testing::TempDir t;
+  DossierDir d(t.path() + "/dossier");
+  ASSERT_TRUE(d.Append(Collect("guest", "a"), "guest"));
+  nlohmann::json m = {{"kind", "p2p"},     {"machine", "guest"},
+                      {"boot_id", "b-1"},  {"hostname", "gpu-vm"},
+                      {"p2p", {{"x", 1}}}, {"time", "2026-12-03T10:00:00Z"}};
+  ASSERT_TRUE(d.Append(m, "guest"));
+  std::vector<std::string> w;
+  auto recs = d.Load(&w);
+  ASSERT_TRUE(recs);
+  ASSERT_EQ(recs->size(), 2u);
+  const Record& c = (*recs)[0];
+  EXPECT_EQ(c.kind, "collect");
+  EXPECT_EQ(c.machine, "guest");  // machine.name of a collect
+  EXPECT_TRUE(c.machine_object);
+  EXPECT_EQ(c.tool, std::string("dossier ") + DOSSIER_VERSION);
+  const Record& p = (*recs)[1];
+  EXPECT_EQ(p.kind, "p2p");
+  EXPECT_EQ(p.machine, "guest");  // a measurement names its machine as a string
+  EXPECT_FALSE(p.machine_object);
+  EXPECT_EQ(p.boot_id, "b-1");
+  EXPECT_EQ(p.hostname, "gpu-vm");
+  EXPECT_EQ(p.time, "2026-12-03T10:00:00Z");
+  EXPECT_TRUE(p.doc.is_null());
+  nlohmann::json scratch;
+  const nlohmann::json* doc = RecordDoc(p, &scratch, &w);
+  ASSERT_NE(doc, nullptr);
+  EXPECT_EQ((*doc)["p2p"]["x"], 1);
+  EXPECT_EQ((*doc)["schema"], "dossier/1");
+  std::filesystem::remove(p.file);
+  EXPECT_EQ(RecordDoc(p, &scratch, &w), nullptr);
+  ASSERT_FALSE(w.empty());
+  EXPECT_NE(w.back().find("no longer reads"), std::string::npos) << w.back();
+  EXPECT_TRUE(scratch.is_null());
 }
 
 TEST(DossierDir, MissingDossierIsAClearError) {

@@ -23,8 +23,7 @@ void MachinesFromRecords(const std::vector<Record>& records, View* view) {
   std::map<std::string, std::vector<const Record*>> imports;
   for (const auto& r : records) {
     if (r.kind != "collect" && r.kind != "import") continue;
-    auto m = r.doc.find("machine");
-    if (m == r.doc.end() || !m->is_object()) {
+    if (!r.machine_object) {
       view->warnings.push_back(r.file + ": " + r.kind +
                                " record without a machine object; skipped");
       continue;
@@ -42,19 +41,27 @@ void MachinesFromRecords(const std::vector<Record>& records, View* view) {
     const Record* c = latest.count(name) ? latest[name] : nullptr;
     std::string base_label;
     if (c) {
+      // Parsed here, one record at a time, and released once it is a Machine.
       std::vector<std::string> w;
-      mv.machine = MachineFromJson(c->doc["machine"], &w);
+      nlohmann::json scratch;
+      if (const nlohmann::json* doc = RecordDoc(*c, &scratch, &view->warnings))
+        mv.machine = MachineFromJson((*doc)["machine"], &w);
       for (auto& s : w) view->warnings.push_back(c->file + ": " + s);
-      mv.record = {c->file, c->kind, c->time, c->doc.value("tool", "")};
+      mv.record = {c->file, c->kind, c->time, c->tool};
       base_label = "collect " + c->time;
     } else {
       mv.machine.name = name;
     }
     for (const Record* r : imports[name]) {
       std::vector<std::string> w;
-      Machine im = MachineFromJson(r->doc["machine"], &w);
+      Machine im;
+      {
+        nlohmann::json scratch;
+        if (const nlohmann::json* doc = RecordDoc(*r, &scratch, &view->warnings))
+          im = MachineFromJson((*doc)["machine"], &w);
+      }
       for (auto& s : w) view->warnings.push_back(r->file + ": " + s);
-      RecordInfo info{r->file, r->kind, r->time, r->doc.value("tool", "")};
+      RecordInfo info{r->file, r->kind, r->time, r->tool};
       OverlaySide side{"import " + r->time, !c || r > c};
       std::string why = "imported " + r->time + ", before the collect of " +
                         (c ? c->time : std::string()) + ", which did not see it";
@@ -128,6 +135,7 @@ View OneShotView(const Machine& m) {
   r.machine = m.name;
   r.doc = {{"kind", "collect"}, {"tool", std::string("dossier ") + DOSSIER_VERSION}};
   r.doc["machine"] = MachineToJson(m);
+  FillHeaderFromDoc(&r);
   View v = BuildView({r}, Notes{}, {});
   for (auto& mv : v.machines) mv.record.time = v.generated_at;
   return v;

@@ -40,10 +40,8 @@ LaterBoot NewerBoot(const MachineView& mv, const std::vector<Record>& records,
   for (const auto& s : mv.serve) consider(s.boot_id, s.time, "a serving measurement", s.hostname);
   for (const auto& r : records) {
     if (r.machine != mv.machine.name || r.kind == "collect") continue;
-    auto b = r.doc.find("boot_id");
-    if (b != r.doc.end() && b->is_string())
-      consider(b->get<std::string>(), r.time, "a " + r.kind + " record",
-               r.doc.value("hostname", std::string()));
+    // From the header: a measurement's body is not read for its boot id.
+    if (!r.boot_id.empty()) consider(r.boot_id, r.time, "a " + r.kind + " record", r.hostname);
   }
   return out;
 }
@@ -64,7 +62,7 @@ std::vector<const Record*> CollectsOf(const std::vector<Record>& records,
                                       const std::string& machine) {
   std::vector<const Record*> out;
   for (const auto& r : records)
-    if (r.kind == "collect" && r.machine == machine && r.doc.contains("machine")) out.push_back(&r);
+    if (r.kind == "collect" && r.machine == machine && r.machine_object) out.push_back(&r);
   return out;
 }
 
@@ -79,7 +77,9 @@ void AttachHistory(const std::vector<Record>& records, View* view) {
     for (auto it = collects.rbegin() + 1; it < collects.rend() && older.size() < kHistoryDepth;
          ++it) {
       std::vector<std::string> w;
-      older.emplace_back(*it, MachineFromJson((*it)->doc["machine"], &w));
+      nlohmann::json scratch;  // one older record parsed at a time, released as a Machine
+      const nlohmann::json* doc = RecordDoc(**it, &scratch, &view->warnings);
+      if (doc) older.emplace_back(*it, MachineFromJson((*doc)["machine"], &w));
     }
 
     // The previous boot: the newest collect of another boot, kept with the machine as collected
@@ -87,8 +87,7 @@ void AttachHistory(const std::vector<Record>& records, View* view) {
     for (const auto& [rec, m] : older) {
       std::string b = m.boot_id.value_or("");
       if (b.empty() || boot.empty() || b == boot) continue;
-      mv.previous =
-          PreviousBoot{{rec->file, rec->kind, rec->time, rec->doc.value("tool", "")}, b, m};
+      mv.previous = PreviousBoot{{rec->file, rec->kind, rec->time, rec->tool}, b, m};
       mv.as_collected = mv.machine;
       break;
     }
@@ -106,7 +105,8 @@ void AttachHistory(const std::vector<Record>& records, View* view) {
 
     // A later record in another boot: this collect describes a boot that is over.
     LaterBoot later =
-        NewerBoot(mv, records, boot, collects.back()->doc.value("root", std::string("/")) == "/");
+        NewerBoot(mv, records, boot,
+                  (collects.back()->has_root ? collects.back()->root : std::string("/")) == "/");
     const NoteFact* changed = JustChangedAfter(view->notes, mv);
     if (later.boot.empty() && changed) {
       mv.stale = "the notes say " + changed->name + " just changed (" + changed->when +

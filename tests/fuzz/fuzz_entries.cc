@@ -1,5 +1,6 @@
 #include "tests/fuzz/fuzz_entries.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <nlohmann/json.hpp>
@@ -7,6 +8,7 @@
 #include <string_view>
 
 #include "analyze/analysis.h"
+#include "analyze/cross_checks.h"
 #include "fleet/fleet_compare.h"
 #include "fleet/fleet_reader.h"
 #include "hypervisor/libvirt_domain.h"
@@ -18,8 +20,10 @@
 #include "measure/serve/request_trace.h"
 #include "model/json_io.h"
 #include "probe/dmi_processor.h"
+#include "probe/nccl_topo_file.h"
 #include "render/render.h"
 #include "store/notes_file.h"
+#include "store/record_header.h"
 #include "util/redact.h"
 #include "util/text.h"
 #include "util/utf8.h"
@@ -160,6 +164,7 @@ void RecordReport(const uint8_t* d, size_t n) {
   if (auto m = r.doc.find("machine"); m != r.doc.end() && m->is_object())
     if (auto name = m->find("name"); name != m->end() && name->is_string())
       r.machine = name->get<std::string>();
+  FillHeaderFromDoc(&r);
   std::vector<dossier::Record> records = {r, r};  // twice: the history and diff paths run too
   records[1].file = "records/000002-fuzz.json";
   records[1].sequence = 2;
@@ -391,6 +396,69 @@ void LibvirtDomain(const uint8_t* d, size_t n) {
   (void)hypervisor::ParseLibvirtDomain(View(d, n), "domain.xml");
 }
 
+// A record's header read streaming (store/record_header.h, #12) must say what a full parse says:
+// the same verdict on the JSON, the same line for an error, the same kind, time, machine.
+void RecordHeaderSame(const uint8_t* d, size_t n) {
+  static const std::string path = [] {
+    char tmpl[] = "/tmp/dossier-fuzz-header-XXXXXX";
+    int fd = ::mkstemp(tmpl);
+    if (fd >= 0) ::close(fd);
+    return std::string(tmpl);
+  }();
+  {
+    std::ofstream(path, std::ios::binary | std::ios::trunc)
+        .write(reinterpret_cast<const char*>(d), static_cast<std::streamsize>(n));
+  }
+  auto h = ReadRecordHeader(path, 1u << 30);
+  if (!h) abort();
+  std::string text(View(d, n));
+  nlohmann::json j;
+  size_t line = 0;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    size_t byte = std::min(e.byte, text.size());
+    line = 1 + static_cast<size_t>(
+                   std::count(text.begin(), text.begin() + static_cast<long>(byte), '\n'));
+  } catch (const nlohmann::json::exception&) {  // a number out of range: refused, line aside
+    if (h->bad_json_line == 0) abort();
+    return;
+  }
+  if (h->bad_json_line != line) abort();
+  if (line) return;
+  auto str = [](const nlohmann::json& o, const char* k) {
+    auto it = o.find(k);
+    return it != o.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  if (h->object != j.is_object()) abort();
+  if (!j.is_object()) return;
+  if (h->kind != str(j, "kind") || h->time != str(j, "time") || h->tool != str(j, "tool") ||
+      h->schema_is_string != (j.contains("schema") && j["schema"].is_string()))
+    abort();
+  auto m = j.find("machine");
+  bool obj = m != j.end() && m->is_object();
+  if (h->machine_object != obj) abort();
+  std::string name = obj                              ? str(*m, "name")
+                     : m != j.end() && m->is_string() ? m->get<std::string>()
+                                                      : "";
+  if (h->machine != name) abort();
+}
+
+// An NCCL topology file (#14): parsed, then checked against an empty machine and one with GPUs.
+void NcclTopoXml(const uint8_t* d, size_t n) {
+  NcclTopoFile f = ParseNcclTopoXml(View(d, n), "nccl.xml");
+  f.file.Set("nccl.xml", "fuzz");
+  Machine m;
+  (void)CheckNcclTopoFile(m, f);
+  Gpu g;
+  g.address = "0000:01:00.0";
+  g.numa_node.Set(0, "fuzz");
+  m.gpus.push_back(g);
+  m.numa.nodes.emplace_back();
+  NcclTopoCheck c = CheckNcclTopoFile(m, f);
+  if (c.problems.size() != c.sources.size()) abort();
+}
+
 }  // namespace
 
 const std::vector<FuzzEntry>& FuzzEntries() {
@@ -441,6 +509,8 @@ const std::vector<FuzzEntry>& FuzzEntries() {
       {"pci-cfg", PciCfg},
       {"qemu-cmdline", QemuCmdline},
       {"libvirt-domain", LibvirtDomain},
+      {"nccl-topo", NcclTopoXml},  // #14
+      {"record-header", RecordHeaderSame},  // #12
       // clang-format on
   };
   return kEntries;

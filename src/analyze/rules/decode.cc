@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "analyze/evidence.h"
+#include "analyze/model_size.h"
 #include "analyze/rule.h"
 
 namespace dossier {
@@ -47,10 +48,16 @@ std::optional<DecodeHop> DecodeHopLatency(const MachineView& mv, uint64_t messag
   return std::nullopt;
 }
 
-int64_t DecodeDtypeBytes(const std::string& dtype) {
-  if (dtype == "float32" || dtype == "fp32") return 4;
-  if (dtype == "float8" || dtype.starts_with("float8") || dtype == "fp8") return 1;
-  return 2;  // bfloat16 / float16: the activations of every current serving engine
+// Bytes of one KV cache element: the engine's --kv-cache-dtype when given ("auto" is the model's
+// dtype), else the checkpoint's stated KV quantization, else the model's dtype.
+int64_t DecodeKvBytes(const Server& s) {
+  for (const char* f : {"--kv-cache-dtype", "--kv_cache_dtype"}) {
+    auto it = s.flags.find(f);
+    if (it != s.flags.end() && it->second != "auto") return DtypeBytes(it->second);
+  }
+  std::string kv = s.model.quantization.kv_cache_algorithm.value_or("");
+  if (kv == "FP8" || kv == "fp8") return 1;
+  return DtypeBytes(s.model.dtype.value_or("bfloat16"));
 }
 
 // Tokens/s that communication alone allows.
@@ -78,7 +85,7 @@ std::optional<Finding> RuleDecodeCommunicationBound(const RuleContext& ctx) {
     if (n < 2 || !mc.layers.known() || !mc.hidden_size.known() || *mc.layers <= 0 ||
         *mc.hidden_size <= 0)
       continue;
-    int64_t bytes = DecodeDtypeBytes(mc.dtype.value_or("bfloat16"));
+    int64_t bytes = DtypeBytes(mc.dtype.value_or("bfloat16"));
     uint64_t message = static_cast<uint64_t>(*mc.hidden_size * bytes);
     auto hop = DecodeHopLatency(ctx.mv, message);
     if (!hop) continue;
@@ -96,6 +103,23 @@ std::optional<Finding> RuleDecodeCommunicationBound(const RuleContext& ctx) {
                             "p2p measurement " + hop->when));
     if (mc.weights_bytes.known())
       f.evidence.push_back(Ev("model weights (safetensors total)", mc.weights_bytes));
+    // The model's size, where config.json's shape gives it (analyze/model_size.h).
+    ModelSize size = ComputeModelSize(mc);
+    const std::string cfg = mc.config_file.value_or("config.json");
+    if (size.total_params)
+      f.evidence.push_back(
+          Ev("model parameters, total / active per token",
+             size.active_params && *size.active_params != *size.total_params
+                 ? ParamsText(*size.total_params) + " / " + ParamsText(*size.active_params)
+                 : ParamsText(*size.total_params),
+             cfg + " (" + size.params_how + ")"));
+    if (size.kv_elements_per_token) {
+      const int64_t kvb = DecodeKvBytes(s);
+      const uint64_t per_token = *size.kv_elements_per_token * static_cast<uint64_t>(kvb);
+      f.evidence.push_back(Ev(std::string("KV cache per token") + (size.mla ? " (MLA latent)" : ""),
+                              fmt::format("{} B ({:.1f} KiB)", per_token, per_token / 1024.0),
+                              cfg + " (" + size.kv_how + " x " + std::to_string(kvb) + " B)"));
+    }
     if (mc.routed_experts.known() && mc.active_experts.known())
       f.evidence.push_back(Ev("experts routed / active per token",
                               fmt::format("{} / {}", *mc.routed_experts, *mc.active_experts),

@@ -2,6 +2,7 @@
 // (or refused P2P), and why, from the other facts the dossier holds about the machine.
 #include <set>
 
+#include "analyze/cross_checks.h"
 #include "analyze/evidence.h"
 #include "analyze/p2p_status.h"
 #include "analyze/pci_walk.h"
@@ -98,6 +99,55 @@ std::optional<Finding> RuleNcclP2pFallback(const RuleContext& ctx) {
   f.not_helping = {
       "NCCL_P2P_LEVEL=SYS or NCCL_P2P_DISABLE=0: NCCL still needs the driver to grant peer "
       "access."};
+  return f;
+}
+
+}  // namespace dossier
+
+namespace dossier {
+
+// nccl.topo-file-mismatch: a server's NCCL_TOPO_FILE describes GPUs or NUMA nodes this machine
+// does not have (a file copied from another machine, written for another VM layout, or left from
+// before a GPU moved). NCCL matches the file's <pci busid=…> against the GPUs it finds by bus id;
+// a node that matches nothing places nothing, silently, and the GPU it was meant for falls back to
+// the machine's own (in a VM, flat) tree.
+std::optional<Finding> RuleNcclTopoFileMismatch(const RuleContext& ctx) {
+  const Machine& m = ctx.m();
+  Finding f;
+  std::vector<std::string> files;
+  for (const Server* s : ServersWithTopoFile(m)) {
+    NcclTopoCheck c = CheckNcclTopoFile(m, s->nccl_topo);
+    if (c.problems.empty()) continue;
+    files.push_back(*s->nccl_topo.file);
+    f.evidence.push_back(
+        Ev(s->engine + " (pid " + std::to_string(s->pid) + ") NCCL_TOPO_FILE", s->nccl_topo.file));
+    for (size_t i = 0; i < c.problems.size(); ++i)
+      f.evidence.push_back(Ev("topology file", c.problems[i], c.sources[i]));
+  }
+  if (files.empty()) return std::nullopt;
+  f.title = "The NCCL topology file " + files.front() +
+            (files.size() > 1 ? " (and " + std::to_string(files.size() - 1) + " more)" : "") +
+            " does not describe this machine's GPUs";
+  f.explanation =
+      "NCCL reads NCCL_TOPO_FILE at initialisation and matches its <pci busid=…> nodes to the "
+      "GPUs it finds by bus id; the enclosing <cpu numaid=…> decides which CPUs and memory serve "
+      "each GPU. A bus id that is not a GPU here places nothing and says nothing, so the GPU it "
+      "was meant for keeps the machine's own tree; a NUMA id the machine lacks or one that "
+      "disagrees with the GPU's numa_node binds threads to the wrong socket. The file was most "
+      "likely written for another machine or another VM layout.";
+  f.not_helping = {
+      "Removing NCCL_TOPO_FILE: in a VM the flat tree NCCL sees without it is what the file was "
+      "meant to correct."};
+  bool guest = ctx.view.HostLinkOf(m.name) != nullptr;
+  f.actions.push_back(
+      {guest ? "Regenerate the file from the host's real tree with the guest's bus ids: `dossier "
+               "generate nccl-topo --machine " +
+                   m.name + "`, and install it where NCCL_TOPO_FILE points"
+             : "Correct the named bus ids and NUMA ids in the file to this machine's (`dossier "
+               "report` lists the GPUs with their numa_node), or regenerate it",
+       "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH <server command> 2>&1 | grep -E "
+       "'TOPO_FILE|CPU/|GPU/'",
+       ""});
   return f;
 }
 

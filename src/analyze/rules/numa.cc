@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "analyze/cross_checks.h"
 #include "analyze/evidence.h"
 #include "analyze/pci_walk.h"
 #include "analyze/roles.h"
@@ -32,6 +33,8 @@ std::optional<Finding> RuleNumaGpuAffinityUnknown(const RuleContext& ctx) {
   if (unknown.empty()) return std::nullopt;
   bool guest = IsGuest(m);
   Finding f;
+  // A topology file the server already names was read and checked: no advice to write one.
+  const std::string topo = TopoFileAlreadySet(m);
   f.title = std::to_string(m.numa.nodes.size()) + " NUMA nodes, but " +
             std::to_string(unknown.size()) +
             " GPU(s) at numa_node -1: threads and memory cannot be placed near them";
@@ -99,9 +102,11 @@ std::optional<Finding> RuleNumaGpuAffinityUnknown(const RuleContext& ctx) {
            "comments give the lines): writing numa_node fixes what the kernel reports, not where "
            "memory lives",
            "numastat -m on the host while the VM runs", "host"});
-    f.actions.push_back({"Give NCCL the host's real tree: `dossier generate nccl-topo --machine " +
-                             m.name + "` and NCCL_TOPO_FILE in the server's environment",
-                         "NCCL_DEBUG=INFO <server command> 2>&1 | grep -i topo", ""});
+    if (topo.empty())
+      f.actions.push_back(
+          {"Give NCCL the host's real tree: `dossier generate nccl-topo --machine " + m.name +
+               "` and NCCL_TOPO_FILE in the server's environment",
+           "NCCL_DEBUG=INFO <server command> 2>&1 | grep -i topo", ""});
   } else if (guest) {
     f.actions.push_back(
         {"At boot, as root, write each GPU's node (taken from the host's topology) into sysfs: "
@@ -110,11 +115,12 @@ std::optional<Finding> RuleNumaGpuAffinityUnknown(const RuleContext& ctx) {
          "cat /sys/bus/pci/devices/" + unknown.front()->address +
              "/numa_node; nvidia-smi topo -m   # NUMA Affinity column",
          ""});
-    f.actions.push_back(
-        {"Describe the guest's NUMA layout to NCCL with a topology file (a <cpu numaid=…> per "
-         "node with its GPUs' <pci busid=…> inside) named by NCCL_TOPO_FILE in the server's "
-         "environment",
-         "NCCL_DEBUG=INFO <server command> 2>&1 | grep -i topo", ""});
+    if (topo.empty())
+      f.actions.push_back(
+          {"Describe the guest's NUMA layout to NCCL with a topology file (a <cpu numaid=…> per "
+           "node with its GPUs' <pci busid=…> inside) named by NCCL_TOPO_FILE in the server's "
+           "environment",
+           "NCCL_DEBUG=INFO <server command> 2>&1 | grep -i topo", ""});
   } else {
     f.actions.push_back(
         {"Update the BIOS, and check its NUMA settings (nodes per socket, ACPI SRAT) so the "
@@ -124,6 +130,10 @@ std::optional<Finding> RuleNumaGpuAffinityUnknown(const RuleContext& ctx) {
   f.not_helping = {
       "numactl --cpunodebind on the whole server: without knowing each GPU's node it pins "
       "every rank to the same node, right for some GPUs and wrong for the others."};
+  if (!topo.empty())
+    f.not_helping.push_back("Another NCCL topology file: " + topo +
+                            ". It tells NCCL the layout; the kernel and other libraries still "
+                            "read numa_node -1.");
   return f;
 }
 

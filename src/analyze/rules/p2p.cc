@@ -5,6 +5,7 @@
 #include <optional>
 #include <set>
 
+#include "analyze/cross_checks.h"
 #include "analyze/evidence.h"
 #include "analyze/pci_walk.h"
 #include "analyze/roles.h"
@@ -107,8 +108,8 @@ const MachineView* VmIsolatedEvidence(const RuleContext& ctx,
 }
 
 // Explanation, what will not help and actions of p2p.vm-isolated.
-void VmIsolatedAdvice(const MachineView* host, size_t gpu_count, const std::string& tp,
-                      Finding* fp) {
+void VmIsolatedAdvice(const Machine& m, const MachineView* host, size_t gpu_count,
+                      const std::string& tp, Finding* fp) {
   Finding& f = *fp;
   bool host_separate = host && GpusOnSeparateRootComplexes(host->machine);
   f.explanation =
@@ -149,12 +150,18 @@ void VmIsolatedAdvice(const MachineView* host, size_t gpu_count, const std::stri
        "names it hostpciN, not hostpciN.0) and add to /etc/pve/qemu-server/VMID.conf: `" +
            CliqueArgs(gpu_count) + "`. Then check the bytes, not only the speed.",
        "nvidia-smi topo -p2p r   # in the guest: OK between the GPUs; then: dossier p2p", "host"});
-  f.actions.push_back(
-      {"Give NCCL a topology file describing the host's real tree (an XML <system> with a <cpu "
-       "numaid=…> per NUMA node and each GPU's <pci busid=…> under it, as on the host) and set "
-       "NCCL_TOPO_FILE=/etc/nccl-topo.xml in the server's environment. It lets NCCL place rings "
-       "and CPU threads well; it does not by itself make P2P available.",
-       "NCCL_DEBUG=INFO <server command> 2>&1 | grep -i topo", ""});
+  // A topology file the server already names was read and checked: say so instead of advising one.
+  if (std::string topo = TopoFileAlreadySet(m); !topo.empty()) {
+    f.not_helping.push_back("Another NCCL topology file: " + topo +
+                            ". It places rings and CPU threads; it does not make P2P available.");
+  } else {
+    f.actions.push_back(
+        {"Give NCCL a topology file describing the host's real tree (an XML <system> with a <cpu "
+         "numaid=…> per NUMA node and each GPU's <pci busid=…> under it, as on the host) and set "
+         "NCCL_TOPO_FILE=/etc/nccl-topo.xml in the server's environment. It lets NCCL place rings "
+         "and CPU threads well; it does not by itself make P2P available.",
+         "NCCL_DEBUG=INFO <server command> 2>&1 | grep -i topo", ""});
+  }
   f.actions.push_back(
       {"Use a parallelism layout with less cross-GPU traffic" +
            (tp.empty() ? std::string() : " (now tensor parallel " + tp + ")") +
@@ -205,7 +212,7 @@ std::optional<Finding> RuleP2pVmIsolated(const RuleContext& ctx) {
             "unavailable or staged through host memory";
   std::string tp;
   const MachineView* host = VmIsolatedEvidence(ctx, gpus, &f, &tp);
-  VmIsolatedAdvice(host, gpus.size(), tp, &f);
+  VmIsolatedAdvice(m, host, gpus.size(), tp, &f);
   return f;
 }
 

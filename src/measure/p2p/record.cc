@@ -18,8 +18,11 @@ std::vector<P2pMeasurement> P2pFromRecords(const std::vector<Record>& records,
   std::vector<P2pMeasurement> out;
   for (const auto& r : records) {
     if (r.kind != kRecordKind || (!machine.empty() && r.machine != machine)) continue;
-    auto it = r.doc.find("p2p");
-    if (it == r.doc.end() || !it->is_object()) {
+    nlohmann::json scratch;  // one record parsed at a time, released once it is a measurement
+    const nlohmann::json* doc = RecordDoc(r, &scratch, warnings);
+    if (!doc) continue;
+    auto it = doc->find("p2p");
+    if (it == doc->end() || !it->is_object()) {
       warnings->push_back(r.file + ": p2p record without a p2p object; skipped");
       continue;
     }

@@ -9,8 +9,13 @@ std::map<std::string, std::vector<ServeMeasurement>> ServeMeasurementsByMachine(
   std::map<std::string, std::vector<ServeMeasurement>> out;
   for (const Record& r : records) {  // Load returns records in write order
     if (r.kind != "serve-bench") continue;
-    auto it = r.doc.find("serve");
-    if (it == r.doc.end() || !it->is_object()) {
+    // Parsed one at a time and released once summarised: a dossier of a thousand multi-MB runs
+    // never holds more than one.
+    nlohmann::json scratch;
+    const nlohmann::json* doc = RecordDoc(r, &scratch, warnings);
+    if (!doc) continue;
+    auto it = doc->find("serve");
+    if (it == doc->end() || !it->is_object()) {
       warnings->push_back(r.file + ": serve-bench record without a \"serve\" object; skipped");
       continue;
     }
