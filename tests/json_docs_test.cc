@@ -21,6 +21,8 @@ namespace dossier::jsondocs {
 namespace {
 
 using nlohmann::json;
+using dossier::testing::ProcessResult;
+using dossier::testing::ReadWholeFile;
 
 std::vector<std::string> Split(const std::string& s, char sep) {
   std::vector<std::string> out;

@@ -93,7 +93,8 @@ class HeaderSax : public json::json_sax_t {
     return true;
   }
   bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
-    error_byte = static_cast<const json::parse_error&>(e).byte;
+    // A number out of range arrives here as out_of_range, which has no byte offset.
+    if (const auto* pe = dynamic_cast<const json::parse_error*>(&e)) error_byte = pe->byte;
     return false;
   }
 
