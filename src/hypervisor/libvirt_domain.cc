@@ -113,11 +113,16 @@ DomainParse ParseLibvirtDomain(std::string_view xml, const std::string& name) {
     vm.numa_nodes.push_back(std::move(n));
   }
   vm.numa = Known(!vm.numa_nodes.empty(), name + " (<cpu><numa>)");
+  // The slot is the QEMU device id libvirt gives the device (what -set and <qemu:override> name):
+  // the running state's <alias>, else libvirt's own numbering, hostdevN over every <hostdev>
+  // (USB and SCSI ones too) in document order.
   int index = 0;
   for (auto hd : dom.child("devices").children("hostdev")) {
+    const int n = index++;
     if (std::string(hd.attribute("type").value()) != "pci") continue;
     VmHostPci h;
-    h.slot = "hostdev" + std::to_string(index++);
+    const char* alias = hd.child("alias").attribute("name").value();
+    h.slot = *alias ? std::string(alias) : "hostdev" + std::to_string(n);
     std::string host = Address(hd.child("source").child("address"));
     if (host.empty())
       out.problems.push_back(src(hd) + ": <hostdev> without a usable <source><address> (ignored)");
