@@ -170,7 +170,8 @@ Result<Artifact> GenerateQemuArgs(const GenerateArgs& args, const View& view, co
           "` (declare the qemu namespace on <domain>), then shut the domain down and start it "
           "(a reboot from inside keeps the old QEMU). The form follows what was seen: " +
           seen + ".";
-    if (json_devices)
+    // Only when nothing was seen: a running QEMU with JSON -device ignores the -set form.
+    if (!hs.vm || !hs.vm->qemu_json_devices.known())
       how += " For a libvirt older than 8.2 (QEMU < 6.2), the -set form instead:\n" + commandline;
   } else {
     how = "Proxmox: add the line to /etc/pve/qemu-server/" + l.vm_id +
@@ -184,9 +185,9 @@ Result<Artifact> GenerateQemuArgs(const GenerateArgs& args, const View& view, co
       cliques.size(), l.vm_id, l.host, libvirt ? "libvirt" : "Proxmox", why_pairs, how);
   a.verify = libvirt
                  ? "virsh dumpxml " + l.vm_id +
-                       " | grep -B2 -A2 gpudirect; on the host: ps -o args= -C qemu-system-x86_64 "
-                       "| grep -o 'x-nv-gpudirect-clique[^,}]*'; in the guest: nvidia-smi topo "
-                       "-p2p r; dossier p2p"
+                       " | grep -B2 -A2 gpudirect; on the host: pgrep -af qemu-system | grep -o "
+                       "'x-nv-gpudirect-clique[^,}]*'; in the guest: nvidia-smi topo -p2p r; "
+                       "dossier p2p"
                  : "qm showcmd " + l.vm_id +
                        " | grep -o 'x-nv-gpudirect-clique=[0-9]*'; in the guest: nvidia-smi "
                        "topo -p2p r; dossier p2p";

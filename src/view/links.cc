@@ -34,9 +34,12 @@ void LinkMachines(View* view) {
       on = ByUuid(*view, g);
       if (on.vm) {
         link.how = "smbios-uuid";
-        link.evidence = "the guest's SMBIOS UUID " + *uuid + " (" + uuid.source +
-                        ") is the smbios1 uuid of VM " + on.vm->id + " on '" +
-                        on.host->machine.name + "' (" + on.vm->smbios_uuid.source + ")";
+        link.evidence = "the guest's SMBIOS UUID " + *uuid + " (" + uuid.source + ") is the " +
+                        (on.host->machine.hypervisor.kind.value_or("") == "libvirt"
+                             ? std::string("<uuid>")
+                             : std::string("smbios1 uuid")) +
+                        " of VM " + on.vm->id + " on '" + on.host->machine.name + "' (" +
+                        on.vm->smbios_uuid.source + ")";
       }
     }
     if (!on.vm) {

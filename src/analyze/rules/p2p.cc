@@ -188,8 +188,10 @@ void VmIsolatedAdvice(const MachineView* host, const MachineLink* link, size_t g
     std::string can, cannot;
     size_t can_pairs = 0;
     for (const auto& g : groups) {
-      std::string line = "host level " + (g.level.empty() ? std::string("unknown") : g.level) +
-                         " (" + std::to_string(g.pairs.size()) + " pair(s)): " + g.why;
+      std::string level = "host level " + (g.level.empty() ? std::string("unknown") : g.level);
+      // The verdict may open with the level itself: say it once.
+      std::string why = g.why.rfind(level + ": ", 0) == 0 ? g.why.substr(level.size() + 2) : g.why;
+      std::string line = level + " (" + std::to_string(g.pairs.size()) + " pair(s)): " + why;
       (g.clique ? can : cannot) += (g.clique ? can : cannot).empty() ? line : "; " + line;
       if (g.clique) can_pairs += g.pairs.size();
     }
