@@ -212,11 +212,17 @@ void VmIsolatedAdvice(const MachineView* host, const MachineLink* link, size_t g
     } else {
       f.not_helping.push_back(
           "x-nv-gpudirect-clique (QEMU vfio-pci) for these GPUs, from what the host's facts say: "
-          "it only tells the guest driver the GPUs can reach each other, and the host cannot "
-          "route P2P between any pair (" +
-          cannot +
-          "). Bind two of them to the nvidia driver on the host for a moment and run "
-          "`nvidia-smi topo -p2p rw` there to know for sure.");
+          "it only tells the guest driver the GPUs can reach each other, and the host's facts "
+          "show no pair it can route P2P between (" +
+          cannot + ").");
+      f.actions.push_back(
+          {"Find out whether the host can route P2P between these GPUs after all: bind two of "
+           "them to the nvidia driver on the host for a moment (the VM stopped), run `nvidia-smi "
+           "topo -p2p rw` there and collect or import it into the dossier; where it says OK, "
+           "the x-nv-gpudirect-clique generator then writes the VM config change.",
+           "nvidia-smi topo -p2p rw   # on the host; then: dossier generate qemu-args --machine " +
+               link->guest,
+           "host"});
     }
   } else {
     f.actions.push_back(
