@@ -4,22 +4,37 @@
 # what the suite reaches; 90 % of lines overall at least). Fails when a directory falls below its
 # floor; lists the user-facing functions (commands, rules, renderers, probes) no test runs.
 #
-# usage: scripts/coverage.sh [--report-only]    (build in build-coverage/: unity batches, -O0)
-# Run by CI (.ci/run). --report-only prints the figures without failing (to raise the floors).
+# usage: scripts/coverage.sh [--report-only] [--build-dir DIR]
+#   --build-dir DIR: the counts a run of the suite already left in DIR (a DOSSIER_COVERAGE build;
+#   CI's: scripts/test.sh --sanitize, build-asan/), nothing built or run here.
+#   Without it: builds build-coverage/ (unity batches, -O0), runs the suite, reports.
+#   --report-only prints the figures without failing (to raise the floors).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=build-coverage
+given=
+args=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --build-dir) given=$2; shift 2 ;;
+    *) args+=("$1"); shift ;;
+  esac
+done
 export CCACHE_BASEDIR="$PWD"
-if [ ! -f "$dir/CMakeCache.txt" ]; then
+if [ -n "$given" ]; then
+  dir=$given
+elif [ ! -f "$dir/CMakeCache.txt" ]; then
   # Unity batches and -O0: the cheapest build to compile; --coverage on everything.
   cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=None -DDOSSIER_BENCH=OFF \
     -DCMAKE_CXX_FLAGS="-O0 --coverage -fprofile-update=atomic" \
     -DCMAKE_C_FLAGS="-O0 --coverage -fprofile-update=atomic" \
     -DCMAKE_EXE_LINKER_FLAGS=--coverage -DCMAKE_SHARED_LINKER_FLAGS=--coverage >&2
 fi
-cmake --build "$dir" -j "$(nproc)" >&2
-find "$dir" -name '*.gcda' -delete
-ctest --test-dir "$dir" --output-on-failure -j "$(nproc)" >&2
+if [ -z "$given" ]; then
+  cmake --build "$dir" -j "$(nproc)" >&2
+  find "$dir" -name '*.gcda' -delete
+  ctest --test-dir "$dir" --output-on-failure -j "$(nproc)" >&2
+fi
 # Counters are updated atomically (-fprofile-update=atomic): fleet and serve-bench run threads,
 # and plain counters raced into negative branch counts that gcovr cannot parse.
 # Every object's counts, src/ only (tests and stand-ins are not what is measured); branches the
@@ -27,4 +42,4 @@ ctest --test-dir "$dir" --output-on-failure -j "$(nproc)" >&2
 gcovr -r . --object-directory "$dir" --filter 'src/' --exclude '.*_test\.cc' \
   --exclude-throw-branches --exclude-unreachable-branches -j "$(nproc)" \
   --json "$dir/coverage.json" >&2
-python3 scripts/coverage_check.py "$dir/coverage.json" scripts/coverage-floors.txt "$@"
+python3 scripts/coverage_check.py "$dir/coverage.json" scripts/coverage-floors.txt ${args[@]+"${args[@]}"}

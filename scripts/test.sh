@@ -1,10 +1,17 @@
 #!/usr/bin/env bash
 # The README's second command: builds and runs every test (ctest over the one test binary).
-# usage: scripts/test.sh [--sanitize]   (--sanitize: AddressSanitizer + UBSan, in build-asan/)
+# usage: scripts/test.sh [--sanitize]   (--sanitize: AddressSanitizer + UBSan, in build-asan/, and
+#        line and branch coverage of that same run against scripts/coverage-floors.txt)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 dir=$(scripts/build.sh "$@")
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+if [ "${1:-}" = --sanitize ]; then
+  find "$dir" -name '*.gcda' -delete  # counts of this run only
+fi
 ctest --test-dir "$dir" --output-on-failure -j "$(nproc)"
+if [ "${1:-}" = --sanitize ]; then
+  scripts/coverage.sh --build-dir "$dir"
+fi

@@ -5,10 +5,10 @@
 // a recursive parser. Each test names the promise of ../shared/DESIGN.md ("Safety") it holds
 // dossier to; each failed before the fix it guards.
 #include <fcntl.h>
-#include <csignal>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <csignal>
 
 #include <gtest/gtest.h>
 
@@ -295,7 +295,8 @@ TEST(Adversarial, SigtermAndSighupStopServeBenchAndKeepTheRecord) {
     }
     ASSERT_NE(text.find("serve-bench "), std::string::npos) << text;
     ::kill(p, sig);
-    for (ssize_t n; (n = ::read(err[0], buf, sizeof buf)) > 0;) text.append(buf, static_cast<size_t>(n));
+    for (ssize_t n; (n = ::read(err[0], buf, sizeof buf)) > 0;)
+      text.append(buf, static_cast<size_t>(n));
     ::close(err[0]);
     int status = 0;
     ASSERT_EQ(::waitpid(p, &status, 0), p);

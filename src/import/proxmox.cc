@@ -30,8 +30,8 @@ void Reattribute(T* obj, const std::string& name, const Lines& lines, const Impo
     if constexpr (IsFactType<std::remove_reference_t<decltype(leaf)>>::value) {
       if (leaf.source.rfind(name + ":", 0) != 0) {
         if (leaf.source == name || leaf.source.rfind(name + " ", 0) == 0)
-          leaf.source = src.At(lines.empty() ? 0 : lines.front().number) +
-                        leaf.source.substr(name.size());
+          leaf.source =
+              src.At(lines.empty() ? 0 : lines.front().number) + leaf.source.substr(name.size());
         return;
       }
       size_t at = name.size() + 1, end = at;

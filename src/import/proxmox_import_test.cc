@@ -10,6 +10,14 @@ namespace {
 using testing::Formats;
 using testing::ImportString;
 
+// What the run says about each file (a part's notes are reported per file).
+std::string AllNotes(const ImportRun& run) {
+  std::string all;
+  for (const auto& f : run.files)
+    for (const auto& n : f.notes) all += n + "\n";
+  return all;
+}
+
 const char kQmConfig[] =
     "root@pve:~# qm config 100\n"
     "bios: ovmf\n"
@@ -42,9 +50,7 @@ TEST(ProxmoxImport, QmConfigIsTheVmWithEachFactOnItsLine) {
   ASSERT_EQ(vm.numa_nodes.size(), 1u);
   EXPECT_FALSE(vm.running.known());  // a configuration does not say whether it runs
   // The key Proxmox knows and dossier does not is a note with its line, never fatal.
-  bool noted = false;
-  for (const auto& n : run.imported.notes) noted = noted || n.find("frobnicate") != std::string::npos;
-  EXPECT_TRUE(noted);
+  EXPECT_NE(AllNotes(run).find("frobnicate"), std::string::npos) << AllNotes(run);
 }
 
 TEST(ProxmoxImport, WithoutTheCommandTheVmIdIsSaidMissing) {
@@ -53,9 +59,7 @@ TEST(ProxmoxImport, WithoutTheCommandTheVmIdIsSaidMissing) {
   ImportRun run = ImportString(body, "qemu-server-conf");
   ASSERT_EQ(run.imported.machine.hypervisor.vms.size(), 1u);
   EXPECT_EQ(run.imported.machine.hypervisor.vms[0].id, "?");
-  bool said = false;
-  for (const auto& n : run.imported.notes) said = said || n.find("VM id") != std::string::npos;
-  EXPECT_TRUE(said);
+  EXPECT_NE(AllNotes(run).find("VM id"), std::string::npos) << AllNotes(run);
 }
 
 TEST(ProxmoxImport, PciCfgMappingsKeepTheirTextForTheGenerator) {

@@ -68,6 +68,7 @@ void MachinesFromRecords(const std::vector<Record>& records, View* view) {
       if (!c) mv.record = info;  // a machine known only from imports: its newest one
       mv.imports.push_back(std::move(info));
     }
+    if (!mv.imports.empty()) CheckImportedMappings(&mv.machine);
     if (!c) {
       // Known only from pasted outputs: what they did not say was never captured.
       WalkPaths(mv.machine, [](const std::string&, auto& leaf) {

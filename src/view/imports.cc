@@ -41,6 +41,8 @@ void TakeMatrix(Matrix* base, const Matrix& from, bool newer) {
   if (base->empty() || newer) *base = from;
 }
 
+}  // namespace
+
 // The mapping entries of a machine whose pci.cfg came from a paste: checked like the probe
 // checks them. The node is the machine's Proxmox node, else the only node its entries name (a
 // paste rarely shows the hostname). A device whose IOMMU group was not pasted is left unknown
@@ -76,8 +78,6 @@ void CheckImportedMappings(Machine* m) {
       e.problem.Unknown("see status", e.path.source);
     }
 }
-
-}  // namespace
 
 void OverlayImport(Machine* base, const Machine& imported, const std::string& base_label,
                    const OverlaySide& side, const std::string& why_stale,
@@ -191,7 +191,6 @@ void OverlayImport(Machine* base, const Machine& imported, const std::string& ba
     if (std::find(base->hypervisor.problems.begin(), base->hypervisor.problems.end(), p) ==
         base->hypervisor.problems.end())
       base->hypervisor.problems.push_back(p);
-  CheckImportedMappings(base);
   if (imported.nvml.loaded && !base->nvml.loaded) {
     base->nvml.loaded = true;
     base->nvml.library = imported.nvml.library;

@@ -19,6 +19,10 @@ struct OverlaySide {
 
 // Overlays `imported` on `base` (the machine so far). `why_stale` marks the facts it adds when it
 // is older. Disagreements are appended to `out`.
+// After a machine's imports are overlaid: the Proxmox PCI mappings among them are checked
+// against the devices and IOMMU groups the machine now has, as Proxmox checks them at VM start.
+void CheckImportedMappings(Machine* m);
+
 void OverlayImport(Machine* base, const Machine& imported, const std::string& base_label,
                    const OverlaySide& side, const std::string& why_stale,
                    std::vector<FactDisagreement>* out);

@@ -120,6 +120,8 @@ constexpr const char* kImpLspciTree = "lspci-tree";
 constexpr const char* kImpIommu = "iommu-groups";
 constexpr const char* kImpCmdline = "cmdline";
 constexpr const char* kImpKlog = "kernel-log";
+constexpr const char* kImpPciCfg = "pci-cfg";
+constexpr const char* kImpQemuConf = "qemu-server-conf";
 constexpr const char* kImpP2pBw = "p2p-bandwidth-latency";
 constexpr const char* kImpServe = "serve-bench";
 constexpr const char* kImpJson = "dossier-json";
@@ -409,6 +411,8 @@ const std::vector<FuzzEntry>& FuzzEntries() {
       {"import-serve-bench", ImportAs<&kImpServe>},
       {"import-dossier-json", ImportAs<&kImpJson>},
       {"import-nccl-log", ImportAs<&kImpNccl>},
+      {"import-pci-cfg", ImportAs<&kImpPciCfg>},
+      {"import-qemu-server-conf", ImportAs<&kImpQemuConf>},
       {"notes", NotesFile},
       {"record_report", RecordReport},
       {"redact_planted", RedactPlanted},

@@ -24,10 +24,13 @@ std::optional<Finding> RuleVmMappingStale(const RuleContext& ctx) {
                           h.slot);
     for (const auto& e : map.entries) {
       if (!e.status.known() || (*e.status != "stale" && *e.status != "missing")) continue;
-      std::string who = users.empty() ? "no VM uses it" : "";
-      for (const auto& u : users) who += (who.empty() ? "" : ", ") + u;
+      // No VM configuration read (a pasted pci.cfg alone) is not "no VM uses it".
+      std::string who = !users.empty()   ? "used by "
+                        : hv.vms.empty() ? "which VMs use it: no VM configuration was read"
+                                         : "no VM uses it";
+      for (size_t i = 0; i < users.size(); ++i) who += (i ? ", " : "") + users[i];
       f.evidence.push_back(Ev("mapping '" + map.name + "' " + e.path.value_or("?") + ": " +
-                                  *e.status + " (used by " + who + ")",
+                                  *e.status + " (" + who + ")",
                               e.problem));
       f.evidence.push_back(Ev("  configured iommugroup", e.iommugroup));
       f.evidence.push_back(Ev("  IOMMU group now", e.iommu_group_now));

@@ -223,7 +223,10 @@ Result<ServeMeasurement> RunServeBench(const BenchOptions& o, const BenchHooks& 
 
   const auto started = std::chrono::steady_clock::now();
   for (size_t i = 0; i < plan.size(); ++i) {
-    if (hooks.stop && hooks.stop->load()) break;
+    if (hooks.stop && hooks.stop->load()) {
+      m.interrupted = true;  // stopped before this run started (a signal during the last one)
+      break;
+    }
     double left = o.deadline_s -
                   std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (left <= 0) {
@@ -277,6 +280,8 @@ Result<ServeMeasurement> RunServeBench(const BenchOptions& o, const BenchHooks& 
       break;
     }
   }
+  // A stop that came while a run was being summarized, or before the first run started.
+  if (hooks.stop && hooks.stop->load()) m.interrupted = true;
   return m;
 }
 
