@@ -133,6 +133,15 @@ DomainParse ParseLibvirtDomain(std::string_view xml, const std::string& name) {
       if (!guest.empty()) h.guest_bus = Known(guest, src(a));
     }
     h.pcie.Unknown("libvirt places it by the guest address", src(hd));
+    // Proxmox options with no libvirt counterpart in <hostdev>: said, not left blank.
+    h.mapping.Unknown("libvirt has no Proxmox resource mappings", src(hd));
+    h.x_vga.Unknown("a Proxmox option; libvirt has no x-vga on <hostdev>", src(hd));
+    if (auto rom = hd.child("rom"); rom && rom.attribute("bar"))
+      h.rombar = Known(
+          std::string(rom.attribute("bar").value()) == "off" ? std::string("0") : std::string("1"),
+          src(rom));
+    else
+      h.rombar.Unknown("no <rom bar=…> (libvirt's default: the ROM BAR is shown)", src(hd));
     if (auto alias = hd.child("alias"); alias && vm.running.value_or(false))
       h.running_host_address = Known(host, src(alias));
     vm.hostpci.push_back(std::move(h));
@@ -145,7 +154,10 @@ DomainParse ParseLibvirtDomain(std::string_view xml, const std::string& name) {
       if (std::string(a.name()) == "qemu:arg")
         args += (args.empty() ? "" : " ") + std::string(a.attribute("value").value());
   }
-  if (!args.empty()) vm.args = Known(args, name);
+  if (!args.empty())
+    vm.args = Known(args, name);
+  else
+    vm.args.Unknown("no <qemu:commandline>", name);
   return out;
 }
 

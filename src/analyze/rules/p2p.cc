@@ -100,6 +100,13 @@ std::vector<PairGroup> HostPairGroups(const MachineLink& l) {
   return groups;
 }
 
+// The verdict may open with the level itself ("host level SYS: …"): said once where the level
+// is named already.
+std::string WithoutLevel(const PairGroup& g) {
+  std::string level = "host level " + (g.level.empty() ? std::string("unknown") : g.level);
+  return g.why.rfind(level + ": ", 0) == 0 ? g.why.substr(level.size() + 2) : g.why;
+}
+
 void HostPairEvidence(const MachineLink& l, const std::vector<PairGroup>& groups, Finding* f) {
   for (const auto& g : groups) {
     std::string list;
@@ -108,7 +115,7 @@ void HostPairEvidence(const MachineLink& l, const std::vector<PairGroup>& groups
     f->evidence.push_back(
         Ev("host level " + (g.level.empty() ? std::string("unknown") : g.level) + ", " +
                std::to_string(g.pairs.size()) + " guest GPU pair(s) " + list,
-           (g.clique ? "x-nv-gpudirect-clique can help: " : "no clique: ") + g.why,
+           (g.clique ? "x-nv-gpudirect-clique can help: " : "no clique: ") + WithoutLevel(g),
            "host " + l.host + ", VM " + l.vm_id + " (passthrough map)"));
   }
 }
@@ -188,10 +195,8 @@ void VmIsolatedAdvice(const MachineView* host, const MachineLink* link, size_t g
     std::string can, cannot;
     size_t can_pairs = 0;
     for (const auto& g : groups) {
-      std::string level = "host level " + (g.level.empty() ? std::string("unknown") : g.level);
-      // The verdict may open with the level itself: say it once.
-      std::string why = g.why.rfind(level + ": ", 0) == 0 ? g.why.substr(level.size() + 2) : g.why;
-      std::string line = level + " (" + std::to_string(g.pairs.size()) + " pair(s)): " + why;
+      std::string line = "host level " + (g.level.empty() ? std::string("unknown") : g.level) +
+                         " (" + std::to_string(g.pairs.size()) + " pair(s)): " + WithoutLevel(g);
       (g.clique ? can : cannot) += (g.clique ? can : cannot).empty() ? line : "; " + line;
       if (g.clique) can_pairs += g.pairs.size();
     }
@@ -213,8 +218,7 @@ void VmIsolatedAdvice(const MachineView* host, const MachineLink* link, size_t g
       f.not_helping.push_back(
           "x-nv-gpudirect-clique (QEMU vfio-pci) for these GPUs, from what the host's facts say: "
           "it only tells the guest driver the GPUs can reach each other, and the host's facts "
-          "show no pair it can route P2P between (" +
-          cannot + ").");
+          "show no pair it can route P2P between (the evidence says why, per host level).");
       f.actions.push_back(
           {"Find out whether the host can route P2P between these GPUs after all: bind two of "
            "them to the nvidia driver on the host for a moment (the VM stopped), run `nvidia-smi "
