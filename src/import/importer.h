@@ -64,19 +64,23 @@ const std::vector<Importer>& ImporterTable();
 const Importer* FindImporter(std::string_view name);
 
 // The importers, one per file under src/import/.
-Importer TopoMatrixImporter();    // topo_m.cc
-Importer TopoP2pImporter();       // topo_p2p.cc
-Importer NvidiaSmiQImporter();    // nvidia_smi_q.cc
-Importer LspciVerboseImporter();  // lspci_vvv.cc
-Importer LspciTreeImporter();     // lspci_tree.cc
-Importer IommuGroupsImporter();   // iommu_groups.cc
-Importer ProcCmdlineImporter();   // proc_cmdline.cc
-Importer KernelLogImporter();     // kernel_log.cc
-Importer P2pBandwidthImporter();  // p2p_bandwidth.cc
-Importer ServeBenchImporter();    // serve_bench.cc
-Importer NcclLogImporter();       // nccl_log.cc
-Importer CollectJsonImporter();   // collect_json.cc
-Importer PciCfgImporter();        // proxmox.cc
+Importer TopoMatrixImporter();      // topo_m.cc
+Importer TopoP2pImporter();         // topo_p2p.cc
+Importer NvidiaSmiQImporter();      // nvidia_smi_q.cc
+Importer LspciVerboseImporter();    // lspci_vvv.cc
+Importer LspciTreeImporter();       // lspci_tree.cc
+Importer IommuGroupsImporter();     // iommu_groups.cc
+Importer ProcCmdlineImporter();     // proc_cmdline.cc
+Importer KernelLogImporter();       // kernel_log.cc
+Importer P2pBandwidthImporter();    // p2p_bandwidth.cc
+Importer ServeBenchImporter();      // serve_bench.cc
+Importer NcclLogImporter();         // nccl_log.cc
+Importer CollectJsonImporter();     // collect_json.cc
+Importer PciCfgImporter();          // proxmox.cc
 Importer QemuServerConfImporter();  // proxmox.cc
+Importer QemuCmdlineImporter();     // qemu_cmdline_paste.cc
+Importer VirshDumpxmlImporter();    // libvirt_xml.cc
+Importer NvbandwidthImporter();     // nvbandwidth.cc
+Importer NcclTopoImporter();        // nccl_topo.cc
 
 }  // namespace dossier::import

@@ -42,6 +42,9 @@ struct VmHostPci {
   Fact<std::string> running_host_address;
   // The guest bus QEMU put it on: "ich9-pcie-port-3" (libvirt: "0000:05:00.0", the guest address).
   Fact<std::string> guest_bus;
+  // x-nv-gpudirect-clique QEMU was (or, for `qm showcmd`, will be) given for this device: the
+  // guest driver's P2P clique id, "0".."15"; null when no command line was read.
+  Fact<std::string> gpudirect_clique;
   template <class V>
   void visit(V& v) {
     v("slot", slot);
@@ -52,6 +55,7 @@ struct VmHostPci {
     v("rombar", rombar);
     v("running_host_address", running_host_address);
     v("guest_bus", guest_bus);
+    v("gpudirect_clique", gpudirect_clique);
   }
 };
 

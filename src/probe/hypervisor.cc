@@ -73,6 +73,8 @@ void ApplyCmdline(const QemuProcess& p, Vm* vm) {
     if (!best) {
       h.running_host_address.Unknown("no vfio-pci device id=" + h.slot + " in the running VM",
                                      p.source);
+      h.gpudirect_clique.Unknown("no vfio-pci device id=" + h.slot + " in the running VM",
+                                 p.source);
       continue;
     }
     if (!best->host.empty())
@@ -80,6 +82,10 @@ void ApplyCmdline(const QemuProcess& p, Vm* vm) {
     else
       h.running_host_address.Unknown("vfio-pci given by sysfsdev=, not host=", src);
     if (!best->bus.empty()) h.guest_bus = Known(best->bus, src);
+    if (!best->clique.empty())
+      h.gpudirect_clique = Known(best->clique, src);
+    else
+      h.gpudirect_clique.Unknown("no x-nv-gpudirect-clique on the command line", src);
   }
 }
 
@@ -90,6 +96,7 @@ void NotRunning(Vm* vm, const std::string& why, const std::string& src) {
   for (auto& h : vm->hostpci) {
     h.running_host_address.Unknown("VM not running", src);
     h.guest_bus.Unknown("VM not running", src);
+    if (!h.gpudirect_clique.known()) h.gpudirect_clique.Unknown("VM not running", src);
   }
 }
 
@@ -199,6 +206,10 @@ void LibvirtVms(const RootFs& fs, std::map<int64_t, QemuProcess>* procs, Hypervi
       }
     }
     if (vm.args.known()) vm.args.value = RedactCommandLine(*vm.args);
+    for (auto& h : vm.hostpci)
+      if (!h.gpudirect_clique.known() && h.gpudirect_clique.unknown.empty())
+        h.gpudirect_clique.Unknown("a libvirt domain: see its args (<qemu:commandline>)",
+                                   vm.config.value_or(""));
     hv->vms.push_back(std::move(vm));
   }
 }
@@ -241,6 +252,10 @@ void OtherQemu(const std::map<int64_t, QemuProcess>& procs, HypervisorInfo* hv) 
         h.running_host_address = Known(d.host, src);
       }
       if (!d.bus.empty()) h.guest_bus = Known(d.bus, src);
+      if (!d.clique.empty())
+        h.gpudirect_clique = Known(d.clique, src);
+      else
+        h.gpudirect_clique.Unknown("no x-nv-gpudirect-clique on the command line", src);
       vm.hostpci.push_back(std::move(h));
     }
     for (const auto& pr : p.cmd.problems) hv->problems.push_back(pr);

@@ -29,9 +29,13 @@ void MdHypervisor(const MachineView& mv, std::string* out) {
   *out += "Hypervisor: **" + *hv.kind + "**" +
           (hv.node.known() ? ", node `" + *hv.node + "`" : std::string()) + ".\n\n";
   for (const auto& vm : hv.vms) {
+    // An imported `qm showcmd` or domain XML does not say whether the VM runs: say so.
+    std::string state = !vm.running.known()
+                            ? "running unknown (" + md::Escape(vm.running.unknown) + ")"
+                        : *vm.running ? "running, pid " + Short(vm.pid)
+                                      : "not running";
     *out += "VM " + md::Code(vm.id, false) +
-            (vm.name.known() ? " (" + md::Escape(*vm.name) + ")" : "") + ": " +
-            (vm.running.value_or(false) ? "running, pid " + Short(vm.pid) : "not running") +
+            (vm.name.known() ? " (" + md::Escape(*vm.name) + ")" : "") + ": " + state +
             ", machine " + Short(vm.machine) + ", NUMA " +
             (vm.numa.value_or(false) ? "on" : "off") + ", SMBIOS UUID " + Short(vm.smbios_uuid) +
             " — " + md::Code(vm.config.value_or(""), false) + "\n\n";
@@ -42,10 +46,23 @@ void MdHypervisor(const MachineView& mv, std::string* out) {
       *out += t.Render() + "\n";
     }
     if (!vm.hostpci.empty()) {
-      md::Table t({"slot", "configured", "mapping", "pcie", "running host address", "guest bus"});
-      for (const auto& h : vm.hostpci)
-        t.Row({md::Code(h.slot), Short(h.host), Short(h.mapping), Short(h.pcie),
-               md::Cell(h.running_host_address), Short(h.guest_bus)});
+      // The clique column only where a command line gave one (x-nv-gpudirect-clique).
+      bool cliques = false;
+      for (const auto& h : vm.hostpci) cliques = cliques || h.gpudirect_clique.known();
+      std::vector<std::string> head = {"slot", "configured",           "mapping",
+                                       "pcie", "running host address", "guest bus"};
+      if (cliques) head.push_back("P2P clique");
+      md::Table t(head);
+      for (const auto& h : vm.hostpci) {
+        std::vector<std::string> row = {md::Code(h.slot),
+                                        Short(h.host),
+                                        Short(h.mapping),
+                                        Short(h.pcie),
+                                        md::Cell(h.running_host_address),
+                                        Short(h.guest_bus)};
+        if (cliques) row.push_back(Short(h.gpudirect_clique));
+        t.Row(row);
+      }
       *out += t.Render() + "\n";
     }
   }

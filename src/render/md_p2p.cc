@@ -29,6 +29,22 @@ const ModeInfo kModes[] = {
     {"h2d-far", "host to GPU, host memory on the farthest NUMA node"},
     {"d2h-local", "GPU to host, host memory on the GPU's NUMA node"},
     {"d2h-far", "GPU to host, host memory on the farthest NUMA node"},
+    // Imported nvbandwidth (import/nvbandwidth.cc): its own kinds of copy.
+    {"uni-p2p-read", "GPU to GPU, peer access on, run by the destination GPU (nvbandwidth read)"},
+    {"bi-p2p-read", "both directions at once, run by the reading GPUs (nvbandwidth; GB/s of both)"},
+    {"h2d", "host to GPU (nvbandwidth: host memory where it placed it)"},
+    {"d2h", "GPU to host (nvbandwidth: host memory where it placed it)"},
+    {"bi-h2d", "host to GPU while GPU to host runs (nvbandwidth)"},
+    {"bi-d2h", "GPU to host while host to GPU runs (nvbandwidth)"},
+    {"uni-p2p-sm", "GPU to GPU by SM kernel (nvbandwidth)"},
+    {"uni-p2p-read-sm", "GPU to GPU by SM kernel, destination reads (nvbandwidth)"},
+    {"bi-p2p-sm", "both directions by SM kernel (nvbandwidth)"},
+    {"bi-p2p-read-sm", "both directions by SM kernel, reads (nvbandwidth)"},
+    {"h2d-sm", "host to GPU by SM kernel (nvbandwidth)"},
+    {"d2h-sm", "GPU to host by SM kernel (nvbandwidth)"},
+    {"bi-h2d-sm", "host to GPU by SM kernel while the other direction runs (nvbandwidth)"},
+    {"bi-d2h-sm", "GPU to host by SM kernel while the other direction runs (nvbandwidth)"},
+    {"latency-host", "host memory latency from the GPU (nvbandwidth)"},
 };
 
 std::string SizeText(uint64_t b) {
@@ -260,8 +276,8 @@ void MdP2pMeasurement(const P2pMeasurement& m, uint64_t matrix_size, std::string
   for (const auto& mode : kModes)
     if (!std::string_view(mode.mode).starts_with("latency")) BySize(m, mode, out);
   std::vector<std::pair<std::string, std::vector<std::vector<std::string>>>> shown;
-  for (const char* mode :
-       {"uni-p2p", "uni-staged", "bi-p2p", "bi-staged", "latency-p2p", "latency-staged"})
+  for (const char* mode : {"uni-p2p", "uni-staged", "bi-p2p", "bi-staged", "latency-p2p",
+                           "latency-staged", "uni-p2p-read", "bi-p2p-read"})
     for (const auto& info : kModes)
       if (std::string_view(info.mode) == mode) PairMatrix(m, info, matrix_size, &shown, out);
   HostTable(m, matrix_size, out);

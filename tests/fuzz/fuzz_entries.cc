@@ -126,6 +126,11 @@ constexpr const char* kImpP2pBw = "p2p-bandwidth-latency";
 constexpr const char* kImpServe = "serve-bench";
 constexpr const char* kImpJson = "dossier-json";
 constexpr const char* kImpNccl = "nccl-log";
+// #13: the hypervisor command lines and domains, nvbandwidth, NCCL's topology dump.
+constexpr const char* kImpQemuCmd = "qemu-cmdline";
+constexpr const char* kImpVirsh = "virsh-dumpxml";
+constexpr const char* kImpNvb = "nvbandwidth";
+constexpr const char* kImpNcclTopo = "nccl-topo-xml";
 // One file as `dossier fleet` reads it (a collect record or collect/report JSON output): JSON,
 // the machine model, the analysis, the facts compared, and the comparison itself.
 void FleetFile(const uint8_t* d, size_t n) {
@@ -413,6 +418,10 @@ const std::vector<FuzzEntry>& FuzzEntries() {
       {"import-nccl-log", ImportAs<&kImpNccl>},
       {"import-pci-cfg", ImportAs<&kImpPciCfg>},
       {"import-qemu-server-conf", ImportAs<&kImpQemuConf>},
+      {"import-qemu-cmdline", ImportAs<&kImpQemuCmd>},
+      {"import-virsh-dumpxml", ImportAs<&kImpVirsh>},
+      {"import-nvbandwidth", ImportAs<&kImpNvb>},
+      {"import-nccl-topo-xml", ImportAs<&kImpNcclTopo>},
       {"notes", NotesFile},
       {"record_report", RecordReport},
       {"redact_planted", RedactPlanted},
