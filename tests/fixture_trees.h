@@ -20,8 +20,9 @@
 namespace dossier::testing {
 
 inline const std::vector<std::string>& FixtureTreeNames() {
-  static const std::vector<std::string> kNames = {"seed-guest", "seed-host", "baremetal-switch",
-                                                  "i440fx-guest", "seed-guest-unprivileged"};
+  static const std::vector<std::string> kNames = {
+      "seed-guest",   "seed-host",    "baremetal-switch", "i440fx-guest", "seed-guest-unprivileged",
+      "libvirt-host", "libvirt-guest"};
   return kNames;
 }
 

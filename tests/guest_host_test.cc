@@ -3,6 +3,8 @@
 // running QEMU command line, the stale mapping is a critical finding, and the generators act on it.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include <nlohmann/json.hpp>
 #include <pugixml.hpp>
 
@@ -30,8 +32,9 @@ ProcessResult RunDossier(std::vector<std::string> args) {
 struct SeedDossier {
   TempDir tmp;
   std::string dir = tmp.path() + "/dossier";
-  explicit SeedDossier(const std::string& guest_tree = "seed-guest") {
-    for (const std::string& t : {guest_tree, std::string("seed-host")}) {
+  explicit SeedDossier(const std::string& guest_tree = "seed-guest",
+                       const std::string& host_tree = "seed-host") {
+    for (const std::string& t : {guest_tree, host_tree}) {
       auto r = RunDossier({"collect", "-q", "--root", FixtureTree(t), "--dossier", dir});
       EXPECT_EQ(r.exit_code, 0) << r.err;
     }
@@ -222,6 +225,114 @@ TEST(GuestHost, GeneratorGoldens) {
       text.replace(at, d.dir.size(), "<dir>");
     testing::ExpectMatchesGolden(c.golden, text);
   }
+}
+
+// A libvirt host and its guest: the domain's <uuid> links them, the hostdevs (aliases from the
+// running state) are the slots, the running QEMU's JSON -device arguments confirm the host
+// addresses, and the host's tree (a switch for two GPUs, separate root complexes for the others)
+// is what the guest's flat PHB matrix, p2p.vm-isolated and qemu-args are told.
+TEST(GuestHost, LibvirtHostAndGuestLinkedBySmbiosUuid) {
+  SeedDossier d("libvirt-guest", "libvirt-host");
+  auto r = RunDossier({"report", "--dossier", d.dir, "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json j = json::parse(r.out);
+  const json* h = GhMachine(j, "kvm1");
+  ASSERT_NE(h, nullptr);
+  const json& hv = (*h)["hypervisor"];
+  EXPECT_EQ(hv["kind"], "libvirt");
+  EXPECT_EQ(hv["problems"], json::array()) << hv["problems"].dump();
+  ASSERT_EQ(hv["vms"].size(), 1u);
+  const json& vm = hv["vms"][0];
+  EXPECT_EQ(vm["id"], "gpuvm");
+  EXPECT_EQ(vm["running"], true);
+  EXPECT_EQ(vm["pid"], 41877);
+  EXPECT_EQ(vm["smbios_uuid"], "8e4c2f1a-7d3b-4a96-b5e0-1c9f6a2d4e87");
+  EXPECT_EQ(vm["qemu_json_devices"], true);
+  EXPECT_EQ(vm["numa_nodes"][1]["hostnodes"], "1");
+  // The USB hostdev is hostdev0: the GPUs are hostdev1-4, as the running state's aliases say.
+  ASSERT_EQ(vm["hostpci"].size(), 4u);
+  EXPECT_EQ(vm["hostpci"][0]["slot"], "hostdev1");
+  EXPECT_EQ(vm["hostpci"][0]["host"], "0000:43:00.0");
+  EXPECT_EQ(vm["hostpci"][0]["guest_bus"], "0000:05:00.0");
+  EXPECT_EQ(vm["hostpci"][3]["running_host_address"], "0000:e1:00.0");
+  EXPECT_EQ((*h)["provenance"]["/hypervisor/vms/0/hostpci/3/running_host_address"]["from"],
+            "/proc/41877/cmdline");
+
+  const json* g = GhMachine(j, "gpuvm");
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ((*g)["host_link"]["how"], "smbios-uuid");
+  EXPECT_EQ((*g)["host_link"]["host"], "kvm1");
+  EXPECT_EQ((*g)["host_link"]["vm_id"], "gpuvm");
+  const json& pt = (*g)["passthrough"];
+  ASSERT_EQ(pt.size(), 4u);
+  const char* host[] = {"0000:43:00.0", "0000:44:00.0", "0000:c1:00.0", "0000:e1:00.0"};
+  const int node[] = {0, 0, 1, 1};
+  for (size_t i = 0; i < 4; ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_EQ(pt[i]["guest_address"], "0000:0" + std::to_string(i + 5) + ":00.0");
+    EXPECT_EQ(pt[i]["slot"], "hostdev" + std::to_string(i + 1));
+    EXPECT_EQ(pt[i]["host_address"], host[i]);
+    EXPECT_EQ(pt[i]["source"], "qemu-cmdline");
+    EXPECT_EQ(pt[i]["host_numa_node"], node[i]);
+  }
+  EXPECT_EQ(pt[0]["host_root_complex"], "pci0000:40");
+  EXPECT_EQ(pt[3]["host_root_complex"], "pci0000:e0");
+  // The host's level per guest pair: the switch pair can form a clique, the rest cannot.
+  const json& pairs = (*g)["host_link"]["pairs"];
+  ASSERT_EQ(pairs.size(), 6u);
+  std::map<std::string, json> by;
+  for (const auto& p : pairs)
+    by[p["guest_a"].get<std::string>() + "-" + p["guest_b"].get<std::string>()] = p;
+  const json& sw = by["0000:05:00.0-0000:06:00.0"];
+  EXPECT_TRUE(sw["host_level"] == "PIX" || sw["host_level"] == "PXB") << sw.dump();
+  EXPECT_EQ(sw["clique"], true);
+  EXPECT_EQ(by["0000:05:00.0-0000:07:00.0"]["host_level"], "SYS");
+  EXPECT_EQ(by["0000:05:00.0-0000:07:00.0"]["clique"], false);
+  EXPECT_EQ(by["0000:07:00.0-0000:08:00.0"]["host_level"], "NODE");
+  EXPECT_EQ(by["0000:07:00.0-0000:08:00.0"]["clique"], false);
+
+  // The rule names the host level per group of pairs and where a clique can help.
+  const json* f = nullptr;
+  for (const auto& x : (*g)["findings"])
+    if (x["id"] == "p2p.vm-isolated") f = &x;
+  ASSERT_NE(f, nullptr);
+  std::string ev = (*f)["evidence"].dump();
+  EXPECT_NE(ev.find("host level SYS, 4 guest GPU pair(s)"), std::string::npos) << ev;
+  EXPECT_NE(ev.find("host level NODE, 1 guest GPU pair(s) GPU2-GPU3"), std::string::npos) << ev;
+  EXPECT_NE(ev.find("x-nv-gpudirect-clique can help: they share a PCIe switch on the host"),
+            std::string::npos)
+      << ev;
+  EXPECT_NE((*f)["actions"].dump().find("dossier generate qemu-args --machine gpuvm"),
+            std::string::npos)
+      << (*f)["actions"].dump();
+
+  // The report's matrix: the guest's flat PHB beside the host's real level.
+  auto md = RunDossier({"report", "--dossier", d.dir});
+  ASSERT_EQ(md.exit_code, 0) << md.err;
+  EXPECT_NE(md.out.find("PHB (host: SYS)"), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("PHB (host: NODE)"), std::string::npos);
+  EXPECT_NE(md.out.find(", P2P)"), std::string::npos);
+}
+
+// qemu-args for the libvirt guest: a <qemu:override> (its QEMU got JSON -device) for the one
+// pair under the host's switch, the others said with their reason.
+TEST(GuestHost, LibvirtQemuArgsGolden) {
+  SeedDossier d("libvirt-guest", "libvirt-host");
+  auto r = RunDossier({"generate", "qemu-args", "--machine", "gpuvm", "--dossier", d.dir});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::string text = "--- stdout\n" + r.out + "--- stderr\n" + r.err;
+  for (size_t at; (at = text.find(d.dir)) != std::string::npos;)
+    text.replace(at, d.dir.size(), "<dir>");
+  testing::ExpectMatchesGolden("generate-qemu-args-libvirt.txt", text);
+  pugi::xml_document doc;
+  ASSERT_TRUE(doc.load_string(r.out.c_str())) << r.out;
+  int devices = 0;
+  for (auto dev : doc.child("qemu:override").children("qemu:device")) {
+    ++devices;
+    EXPECT_STREQ(dev.child("qemu:frontend").child("qemu:property").attribute("value").value(), "0");
+  }
+  EXPECT_EQ(devices, 2);
+  EXPECT_STREQ(doc.child("qemu:override").first_child().attribute("alias").value(), "hostdev1");
 }
 
 }  // namespace

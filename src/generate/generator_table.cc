@@ -14,8 +14,8 @@ const std::vector<GeneratorEntry>& GeneratorTable() {
        "systemd unit + script setting each guest GPU's numa_node to its host node at boot",
        GenerateNumaAffinity},
       {"qemu-args",
-       "the args: line (Proxmox) or <qemu:commandline> (libvirt) setting x-nv-gpudirect-clique "
-       "where the host can route P2P",
+       "the args: line (Proxmox) or <qemu:override> / <qemu:commandline> (libvirt) setting "
+       "x-nv-gpudirect-clique where the host can route P2P",
        GenerateQemuArgs},
       {"prometheus",
        "metrics in Prometheus text format for node_exporter's textfile collector "

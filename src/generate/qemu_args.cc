@@ -1,12 +1,13 @@
 // qemu-args: the QEMU arguments that advertise a guest's passed-through GPUs to its NVIDIA driver
-// as P2P cliques (vfio-pci's x-nv-gpudirect-clique=N, N 0-15): Proxmox's `args:` line, or the
-// libvirt <qemu:commandline> block. The property only tells the guest driver that the GPUs can
-// reach each other; the host must really route peer traffic between them. So a pair joins a
-// clique only where the host's facts say it can: the host driver reported P2P read and write OK
-// between the two GPUs (NVML, or an imported `nvidia-smi topo -p2p`), or they share a PCIe switch
-// on the host (PIX/PXB). GPUs on separate root complexes with no P2P status from the host are
-// left out, each with the reason, and the error says what to run on the host. Refuses without a
-// linked host (the guest alone cannot tell).
+// as P2P cliques (vfio-pci's x-nv-gpudirect-clique=N, N 0-15): Proxmox's `args:` line, or for
+// libvirt a <qemu:override> block (libvirt >= 8.2; with QEMU >= 6.2 libvirt passes -device as JSON,
+// which `-set device.ID.PROP=V` does not reach) or, for an older libvirt whose QEMU got -device as
+// key=value, the <qemu:commandline> -set form. The property only tells the guest driver that the
+// GPUs can reach each other; the host must really route peer traffic between them. So a pair
+// joins a clique only where the host's facts say it can (view/host_p2p.h: the host driver's P2P
+// OK, or a shared switch); the pairs' verdicts come with the view's link (MachineLink::pairs), the
+// same ones the report and p2p.vm-isolated show. Refuses without a linked host (the guest alone
+// cannot tell), and when no pair can.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -20,32 +21,6 @@ namespace dossier {
 namespace {
 
 constexpr size_t kMaxCliques = 16;  // x-nv-gpudirect-clique takes 0-15 (QEMU hw/vfio/pci-quirks.c)
-
-struct PairVerdict {
-  bool can = false;
-  std::string why;
-};
-
-std::string Cell(const std::vector<std::vector<std::string>>& m, size_t i, size_t j) {
-  return i < m.size() && j < m[i].size() ? m[i][j] : "";
-}
-
-// Whether the host can carry P2P between its GPUs `a` and `b` (indices into its gpus), and why.
-PairVerdict HostPair(const Machine& host, size_t a, size_t b) {
-  const Topology& t = host.topology;
-  std::string r = Cell(t.p2p_status.read, a, b), w = Cell(t.p2p_status.write, a, b);
-  if (r == "OK" && w == "OK") return {true, "the host driver reports P2P read and write OK"};
-  if (!r.empty() && r != "?" && r != "OK")
-    return {false, "the host driver reports P2P read " + r + " (nvidia-smi topo -p2p)"};
-  if (!w.empty() && w != "?" && w != "OK")
-    return {false, "the host driver reports P2P write " + w + " (nvidia-smi topo -p2p)"};
-  std::string level = Cell(t.gpu_levels, a, b);
-  if (level == "PIX" || level == "PXB")
-    return {true, "they share a PCIe switch on the host (" + level + ")"};
-  return {false, "host level " + (level.empty() ? std::string("unknown") : level) +
-                     ": across root complexes P2P depends on the CPU, and the host gave no P2P "
-                     "status (its GPUs are bound to vfio-pci there)"};
-}
 
 // The QEMU device id Proxmox gives the GPU: hostpciN for a single function, hostpciN.0 when the
 // whole device (all functions) is passed, as a configured address or mapping path without ".F".
@@ -75,33 +50,28 @@ Result<Artifact> GenerateQemuArgs(const GenerateArgs& args, const View& view, co
   const MachineLink& l = *picked->link;
   const generate::HostSide& hs = picked->host_side;
   const Machine& host = hs.host->machine;
-  std::map<std::string, size_t> host_index;  // host GPU address -> index into host.gpus
-  for (size_t i = 0; i < host.gpus.size(); ++i) host_index[host.gpus[i].address] = i;
-
-  // The guest GPUs whose host GPU is known, in guest order.
-  std::vector<const PassthroughGpu*> gpus;
+  // The guest GPUs whose host GPU is known, by index into l.gpus, in guest order.
+  std::vector<size_t> gpus;
   std::vector<std::string> left_out;
-  for (const auto& p : l.gpus) {
-    if (p.slot.empty() || p.host_address.empty() || !host_index.count(p.host_address)) {
+  for (size_t i = 0; i < l.gpus.size(); ++i) {
+    const PassthroughGpu& p = l.gpus[i];
+    if (p.slot.empty() || p.host_address.empty()) {
       left_out.push_back(p.guest_address + ": its host GPU is not known (" + p.why + ")");
       continue;
     }
-    gpus.push_back(&p);
+    gpus.push_back(i);
   }
+  auto can = [&](size_t i, size_t j) {
+    const PassthroughPair* v = l.Pair(i, j);
+    return v && v->clique;
+  };
   // Greedy cliques in guest order: a GPU joins the first clique every member of which it can
-  // reach; pairs that cannot are said once each.
-  std::vector<std::vector<const PassthroughGpu*>> cliques;
-  // Pairs grouped by what was found, in order of first appearance: a 8-GPU VM has 28 pairs.
-  std::vector<std::pair<std::string, std::vector<std::string>>> pair_notes;
-  for (const PassthroughGpu* p : gpus) {
+  // reach.
+  std::vector<std::vector<size_t>> cliques;
+  for (size_t p : gpus) {
     bool placed = false;
     for (auto& c : cliques) {
-      bool all = true;
-      for (const PassthroughGpu* q : c) {
-        PairVerdict v = HostPair(host, host_index[q->host_address], host_index[p->host_address]);
-        if (!v.can) all = false;
-      }
-      if (all) {
+      if (std::all_of(c.begin(), c.end(), [&](size_t q) { return can(q, p); })) {
         c.push_back(p);
         placed = true;
         break;
@@ -109,13 +79,16 @@ Result<Artifact> GenerateQemuArgs(const GenerateArgs& args, const View& view, co
     }
     if (!placed) cliques.push_back({p});
   }
-  for (size_t i = 0; i < gpus.size(); ++i)
-    for (size_t j = i + 1; j < gpus.size(); ++j) {
-      PairVerdict v =
-          HostPair(host, host_index[gpus[i]->host_address], host_index[gpus[j]->host_address]);
-      std::string why = (v.can ? "P2P: " : "no clique: ") + v.why;
-      std::string pair = fmt::format("{} ({}) - {} ({})", gpus[i]->slot, gpus[i]->host_address,
-                                     gpus[j]->slot, gpus[j]->host_address);
+  // Pairs grouped by what was found, in order of first appearance: a 8-GPU VM has 28 pairs.
+  std::vector<std::pair<std::string, std::vector<std::string>>> pair_notes;
+  for (size_t x = 0; x < gpus.size(); ++x)
+    for (size_t y = x + 1; y < gpus.size(); ++y) {
+      const PassthroughGpu &a = l.gpus[gpus[x]], &b = l.gpus[gpus[y]];
+      const PassthroughPair* v = l.Pair(gpus[x], gpus[y]);
+      std::string why = v ? (v->clique ? "P2P: " : "no clique: ") + v->why
+                          : std::string("no clique: the host's facts do not say");
+      std::string pair =
+          fmt::format("{} ({}) - {} ({})", a.slot, a.host_address, b.slot, b.host_address);
       auto it = std::find_if(pair_notes.begin(), pair_notes.end(),
                              [&](const auto& n) { return n.first == why; });
       if (it == pair_notes.end())
@@ -127,12 +100,11 @@ Result<Artifact> GenerateQemuArgs(const GenerateArgs& args, const View& view, co
   if (cliques.size() > kMaxCliques) cliques.resize(kMaxCliques);
 
   const bool libvirt = host.hypervisor.kind.value_or("") == "libvirt";
-  std::vector<std::string> sets;  // "device.ID.x-nv-gpudirect-clique=N"
+  // (device id, clique number) of every GPU in a clique. libvirt's id is the device alias.
+  std::vector<std::pair<std::string, size_t>> sets;
   for (size_t c = 0; c < cliques.size(); ++c)
-    for (const PassthroughGpu* p : cliques[c])
-      sets.push_back("device." + (libvirt ? p->slot : DeviceId(*p, hs.vm, host)) +
-                     ".x-nv-gpudirect-clique=" + std::to_string(c));
-
+    for (size_t i : cliques[c])
+      sets.push_back({libvirt ? l.gpus[i].slot : DeviceId(l.gpus[i], hs.vm, host), c});
   std::string why_pairs;
   for (const auto& [why, pairs] : pair_notes) {
     std::string list;
@@ -155,32 +127,67 @@ Result<Artifact> GenerateQemuArgs(const GenerateArgs& args, const View& view, co
   }
 
   Artifact a;
-  if (libvirt) {
-    a.text =
-        "<!-- in the domain element, with "
-        "xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0' on <domain> -->\n"
-        "<qemu:commandline>\n";
-    for (const auto& s : sets)
-      a.text += "  <qemu:arg value='-set'/>\n  <qemu:arg value='" + s + "'/>\n";
-    a.text += "</qemu:commandline>\n";
+  // libvirt: <qemu:override> unless the running QEMU shows key=value -device (an older libvirt,
+  // where only the -set form works).
+  const bool json_devices =
+      !(hs.vm && hs.vm->qemu_json_devices.known() && !*hs.vm->qemu_json_devices);
+  std::string commandline = "<qemu:commandline>\n";
+  for (const auto& [id, c] : sets)
+    commandline += "  <qemu:arg value='-set'/>\n  <qemu:arg value='device." + id +
+                   ".x-nv-gpudirect-clique=" + std::to_string(c) + "'/>\n";
+  commandline += "</qemu:commandline>\n";
+  const std::string ns =
+      "<!-- inside <domain>, with xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0' on "
+      "<domain> -->\n";
+  if (libvirt && json_devices) {
+    a.text = ns + "<qemu:override>\n";
+    for (const auto& [id, c] : sets)
+      a.text += "  <qemu:device alias='" + id +
+                "'>\n    <qemu:frontend>\n      <qemu:property name='x-nv-gpudirect-clique' "
+                "type='unsigned' value='" +
+                std::to_string(c) + "'/>\n    </qemu:frontend>\n  </qemu:device>\n";
+    a.text += "</qemu:override>\n";
+  } else if (libvirt) {
+    a.text = ns + commandline;
   } else {
     a.text = "args:";
-    for (const auto& s : sets) a.text += " -set " + s;
+    for (const auto& [id, c] : sets)
+      a.text += " -set device." + id + ".x-nv-gpudirect-clique=" + std::to_string(c);
     a.text += "\n";
   }
+  std::string how;
+  if (libvirt) {
+    std::string seen =
+        !hs.vm || !hs.vm->qemu_json_devices.known()
+            ? "the VM is not running, so how libvirt passes its devices is not known; "
+              "<qemu:override> is for libvirt >= 8.2"
+        : *hs.vm->qemu_json_devices
+            ? "its running QEMU got -device as JSON (" + hs.vm->qemu_json_devices.source +
+                  "), which `-set device.…` does not reach"
+            : "its running QEMU got -device as key=value (" + hs.vm->qemu_json_devices.source +
+                  "), so the -set form works";
+    how = "libvirt: put the block in the domain with `virsh edit " + l.vm_id +
+          "` (declare the qemu namespace on <domain>), then shut the domain down and start it "
+          "(a reboot from inside keeps the old QEMU). The form follows what was seen: " +
+          seen + ".";
+    // Only when nothing was seen: a running QEMU with JSON -device ignores the -set form.
+    if (!hs.vm || !hs.vm->qemu_json_devices.known())
+      how += " For a libvirt older than 8.2 (QEMU < 6.2), the -set form instead:\n" + commandline;
+  } else {
+    how = "Proxmox: add the line to /etc/pve/qemu-server/" + l.vm_id +
+          ".conf (merge it with an args: line already there), then stop and start the VM (a "
+          "reboot from inside keeps the old QEMU).";
+  }
   a.notes = fmt::format(
-      "{} clique(s) for VM {} on {} ({}):\n{}"
-      "{}: add the line to /etc/pve/qemu-server/{}.conf (merge it with an args: line already "
-      "there), then stop and start the VM (a reboot from inside keeps the old QEMU). The property "
-      "tells the guest driver the GPUs can reach each other; it changes nothing on the host. "
-      "Check the bytes, not only the speed: dossier p2p.",
-      cliques.size(), l.vm_id, l.host, libvirt ? "libvirt" : "Proxmox", why_pairs,
-      libvirt ? "libvirt: put the block in the domain (virsh edit), the qemu namespace declared"
-              : "Proxmox",
-      l.vm_id);
+      "{} clique(s) for VM {} on {} ({}):\n{}{} The property tells the guest driver the GPUs "
+      "can reach each other; it changes nothing on the host. Check the bytes, not only the "
+      "speed: dossier p2p.",
+      cliques.size(), l.vm_id, l.host, libvirt ? "libvirt" : "Proxmox", why_pairs, how);
   a.verify = libvirt
                  ? "virsh dumpxml " + l.vm_id +
-                       " | grep -A2 gpudirect; in the guest: nvidia-smi topo -p2p r; dossier p2p"
+                       " | grep -B2 -A2 gpudirect; on the host: pgrep -af qemu-system | grep -o "
+                       "'x-nv-gpudirect-clique[^,}]*'; in the guest: nvidia-smi topo -p2p r; "
+                       "dossier p2p"
                  : "qm showcmd " + l.vm_id +
                        " | grep -o 'x-nv-gpudirect-clique=[0-9]*'; in the guest: nvidia-smi "
                        "topo -p2p r; dossier p2p";

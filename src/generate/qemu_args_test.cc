@@ -3,9 +3,22 @@
 #include <gtest/gtest.h>
 
 #include "generate/generator.h"
+#include "view/host_p2p.h"
 
 namespace dossier {
 namespace {
+
+// The link's pair verdicts, as view/links.cc computes them, after the host's facts were set.
+void ComputePairs(View* v) {
+  MachineLink& l = v->links[0];
+  l.pairs.clear();
+  for (size_t i = 0; i < l.gpus.size(); ++i)
+    for (size_t j = i + 1; j < l.gpus.size(); ++j) {
+      HostP2p h =
+          HostP2pBetween(v->machines[0].machine, l.gpus[i].host_address, l.gpus[j].host_address);
+      l.pairs.push_back({i, j, h.level, h.can, h.why});
+    }
+}
 
 // A Proxmox host with four GPUs: 0-1 reported OK by the host driver, 2-3 under one switch (PXB),
 // 0/1 to 2/3 across root complexes with no status; its VM 100 passes all four, 2 and 3 as whole
@@ -59,6 +72,7 @@ View QemuArgsView(bool with_status) {
   }
   v.machines = {host, guest};
   v.links = {l};
+  ComputePairs(&v);
   return v;
 }
 
@@ -83,6 +97,7 @@ TEST(QemuArgs, HostDriverSayingNoKeepsThePairOut) {
   View v = QemuArgsView(true);
   v.machines[0].machine.topology.p2p_status.read[0][1] = "NS";
   v.machines[0].machine.topology.p2p_status.read[1][0] = "NS";
+  ComputePairs(&v);
   GenerateArgs a;
   auto r = GenerateQemuArgs(a, v, Analysis{});
   ASSERT_TRUE(r) << r.error().message;
@@ -94,6 +109,7 @@ TEST(QemuArgs, NothingKnownIsARefusalSayingWhatToRunOnTheHost) {
   View v = QemuArgsView(false);
   v.machines[0].machine.topology.gpu_levels[2][3] = "SYS";
   v.machines[0].machine.topology.gpu_levels[3][2] = "SYS";
+  ComputePairs(&v);
   GenerateArgs a;
   auto r = GenerateQemuArgs(a, v, Analysis{});
   ASSERT_FALSE(r);
@@ -102,6 +118,37 @@ TEST(QemuArgs, NothingKnownIsARefusalSayingWhatToRunOnTheHost) {
   EXPECT_NE(r.error().message.find("6 pair(s), hostpci0 (0000:01:00.0) - hostpci1 (0000:11:00.0)"),
             std::string::npos)
       << r.error().message;
+}
+
+// libvirt: the device aliases, in a <qemu:override> when the running QEMU got -device as JSON
+// (where -set does not reach), in the <qemu:commandline> -set form when it got key=value.
+TEST(QemuArgs, LibvirtFormFollowsHowTheRunningQemuGotItsDevices) {
+  View v = QemuArgsView(true);
+  Machine& host = v.machines[0].machine;
+  host.hypervisor.kind.Set("libvirt", "/etc/libvirt/qemu");
+  for (size_t i = 0; i < 4; ++i) v.links[0].gpus[i].slot = "hostdev" + std::to_string(i + 1);
+  host.hypervisor.vms[0].qemu_json_devices.Set(true, "/proc/41877/cmdline");
+  GenerateArgs a;
+  auto r = GenerateQemuArgs(a, v, Analysis{});
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_NE(r->text.find("<qemu:override>\n  <qemu:device alias='hostdev1'>\n    <qemu:frontend>\n"
+                         "      <qemu:property name='x-nv-gpudirect-clique' type='unsigned' "
+                         "value='0'/>"),
+            std::string::npos)
+      << r->text;
+  EXPECT_NE(r->text.find("<qemu:device alias='hostdev4'>"), std::string::npos) << r->text;
+  EXPECT_EQ(r->text.find("-set"), std::string::npos) << r->text;
+  EXPECT_NE(r->notes.find("-device as JSON"), std::string::npos) << r->notes;
+  EXPECT_NE(r->verify.find("virsh dumpxml 100"), std::string::npos);
+
+  host.hypervisor.vms[0].qemu_json_devices.Set(false, "/proc/41877/cmdline");
+  r = GenerateQemuArgs(a, v, Analysis{});
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_NE(r->text.find("<qemu:commandline>\n  <qemu:arg value='-set'/>\n  <qemu:arg "
+                         "value='device.hostdev1.x-nv-gpudirect-clique=0'/>"),
+            std::string::npos)
+      << r->text;
+  EXPECT_EQ(r->text.find("qemu:override"), std::string::npos) << r->text;
 }
 
 }  // namespace

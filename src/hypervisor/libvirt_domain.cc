@@ -113,11 +113,16 @@ DomainParse ParseLibvirtDomain(std::string_view xml, const std::string& name) {
     vm.numa_nodes.push_back(std::move(n));
   }
   vm.numa = Known(!vm.numa_nodes.empty(), name + " (<cpu><numa>)");
+  // The slot is the QEMU device id libvirt gives the device (what -set and <qemu:override> name):
+  // the running state's <alias>, else libvirt's own numbering, hostdevN over every <hostdev>
+  // (USB and SCSI ones too) in document order.
   int index = 0;
   for (auto hd : dom.child("devices").children("hostdev")) {
+    const int n = index++;
     if (std::string(hd.attribute("type").value()) != "pci") continue;
     VmHostPci h;
-    h.slot = "hostdev" + std::to_string(index++);
+    const char* alias = hd.child("alias").attribute("name").value();
+    h.slot = *alias ? std::string(alias) : "hostdev" + std::to_string(n);
     std::string host = Address(hd.child("source").child("address"));
     if (host.empty())
       out.problems.push_back(src(hd) + ": <hostdev> without a usable <source><address> (ignored)");
@@ -128,6 +133,15 @@ DomainParse ParseLibvirtDomain(std::string_view xml, const std::string& name) {
       if (!guest.empty()) h.guest_bus = Known(guest, src(a));
     }
     h.pcie.Unknown("libvirt places it by the guest address", src(hd));
+    // Proxmox options with no libvirt counterpart in <hostdev>: said, not left blank.
+    h.mapping.Unknown("libvirt has no Proxmox resource mappings", src(hd));
+    h.x_vga.Unknown("a Proxmox option; libvirt has no x-vga on <hostdev>", src(hd));
+    if (auto rom = hd.child("rom"); rom && rom.attribute("bar"))
+      h.rombar = Known(
+          std::string(rom.attribute("bar").value()) == "off" ? std::string("0") : std::string("1"),
+          src(rom));
+    else
+      h.rombar.Unknown("no <rom bar=…> (libvirt's default: the ROM BAR is shown)", src(hd));
     if (auto alias = hd.child("alias"); alias && vm.running.value_or(false))
       h.running_host_address = Known(host, src(alias));
     vm.hostpci.push_back(std::move(h));
@@ -140,7 +154,10 @@ DomainParse ParseLibvirtDomain(std::string_view xml, const std::string& name) {
       if (std::string(a.name()) == "qemu:arg")
         args += (args.empty() ? "" : " ") + std::string(a.attribute("value").value());
   }
-  if (!args.empty()) vm.args = Known(args, name);
+  if (!args.empty())
+    vm.args = Known(args, name);
+  else
+    vm.args.Unknown("no <qemu:commandline>", name);
   return out;
 }
 

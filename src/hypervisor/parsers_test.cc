@@ -172,6 +172,60 @@ TEST(LibvirtDomain, RunningDomainWithHostdevsAndNumaBinding) {
   EXPECT_NE(d.vm.args->find("x-nv-gpudirect-clique=0"), std::string::npos);
 }
 
+// libvirt with QEMU >= 6.2 passes -device and -object as JSON: the same facts as key=value.
+TEST(QemuCmdline, LibvirtJsonDevicesAndMemoryBackends) {
+  std::string data = HvCorpus("qemu-cmdline", "libvirt-json-devices.cmdline");
+  std::vector<std::string> argv;
+  for (auto w : Split(data, '\0'))
+    if (!w.empty()) argv.emplace_back(w);
+  ASSERT_TRUE(LooksLikeQemu(argv));
+  auto c = ParseQemuArgv(argv, "/proc/41877/cmdline");
+  EXPECT_TRUE(c.problems.empty()) << c.problems[0];
+  EXPECT_TRUE(c.json_devices);
+  EXPECT_EQ(c.name, "gpuvm");
+  EXPECT_EQ(c.smbios_uuid, "8e4c2f1a-7d3b-4a96-b5e0-1c9f6a2d4e87");  // from -uuid
+  ASSERT_EQ(c.vfio.size(), 4u);
+  EXPECT_EQ(c.vfio[0].host, "0000:43:00.0");
+  EXPECT_EQ(c.vfio[0].id, "hostdev1");
+  EXPECT_EQ(c.vfio[0].bus, "pci.5");
+  ASSERT_EQ(c.root_ports.size(), 8u);
+  EXPECT_EQ(c.root_ports[4].id, "pci.5");
+  EXPECT_EQ(c.root_ports[4].port, 20);
+  ASSERT_EQ(c.numa.size(), 2u);
+  EXPECT_EQ(c.numa[1].hostnodes, "1");
+  EXPECT_EQ(c.numa[1].policy, "bind");
+  // Key=value devices are not JSON.
+  EXPECT_FALSE(ParseQemuArgv({"/usr/bin/kvm", "-device", "vfio-pci,host=01:00.0,id=hostpci0"}, "x")
+                   .json_devices);
+}
+
+TEST(QemuCmdline, DamagedJsonDevicesAreProblemsNotCrashes) {
+  std::string data = HvCorpus("qemu-cmdline", "libvirt-json-damaged.cmdline");
+  std::vector<std::string> argv;
+  for (auto w : Split(data, '\0'))
+    if (!w.empty()) argv.emplace_back(w);
+  auto c = ParseQemuArgv(argv, "p");
+  EXPECT_TRUE(HvHasProblem(c.problems, "starts with '{' but is not a JSON object"));
+  EXPECT_TRUE(HvHasProblem(c.problems, "vfio-pci host='0000:zz:00.0' is not a PCI address"));
+}
+
+// The slots are libvirt's device aliases: a USB hostdev before the GPUs takes hostdev0.
+TEST(LibvirtDomain, SlotsAreTheDeviceAliasesCountingEveryHostdev) {
+  auto run = ParseLibvirtDomain(HvCorpus("libvirt-domain", "libvirt-host-gpuvm-running.xml"), "r");
+  ASSERT_TRUE(run.ok);
+  ASSERT_EQ(run.vm.hostpci.size(), 4u);
+  EXPECT_EQ(run.vm.hostpci[0].slot, "hostdev1");
+  EXPECT_EQ(run.vm.hostpci[3].slot, "hostdev4");
+  // Without <alias> (the defined domain): libvirt's numbering over every <hostdev>.
+  std::string xml = HvCorpus("libvirt-domain", "libvirt-host-gpuvm-running.xml");
+  for (size_t at; (at = xml.find("<alias name='hostdev")) != std::string::npos;)
+    xml.erase(at, xml.find("/>", at) + 2 - at);
+  auto def = ParseLibvirtDomain(xml, "d");
+  ASSERT_EQ(def.vm.hostpci.size(), 4u);
+  EXPECT_EQ(def.vm.hostpci[0].slot, "hostdev1");
+  EXPECT_EQ(*def.vm.hostpci[2].host, "0000:c1:00.0");
+}
+
 TEST(LibvirtDomain, BrokenXmlIsAProblemWithItsLine) {
   auto d = ParseLibvirtDomain(HvCorpus("libvirt-domain", "truncated.xml"), "t.xml");
   EXPECT_FALSE(d.ok);

@@ -1,6 +1,7 @@
 #include "hypervisor/qemu_cmdline.h"
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 #include "hypervisor/options.h"
 #include "util/text.h"
@@ -80,9 +81,63 @@ bool KnownDeviceModel(const std::string& m) {
   return false;
 }
 
+// QEMU >= 6.2 takes -device and -object as JSON too, and libvirt passes them that way
+// ({"driver":"vfio-pci","host":"0000:43:00.0","id":"hostdev1","bus":"pci.5","addr":"0x0"}). The
+// members as options: strings as they are, numbers in decimal, booleans as on/off, arrays of
+// numbers (host-nodes) joined by commas. Nested objects are not needed here and are left out.
+// `ok` is false when the text is not a JSON object.
+std::vector<Option> JsonOptions(const std::string& value, bool* ok) {
+  std::vector<Option> opts;
+  nlohmann::json j = nlohmann::json::parse(value, nullptr, false);
+  *ok = j.is_object();
+  if (!*ok) return opts;
+  auto scalar = [](const nlohmann::json& v, std::string* s) {
+    if (v.is_string())
+      *s = v.get<std::string>();
+    else if (v.is_boolean())
+      *s = v.get<bool>() ? "on" : "off";
+    else if (v.is_number_integer() || v.is_number_unsigned())
+      *s = v.dump();
+    else
+      return false;
+    return true;
+  };
+  for (const auto& [k, v] : j.items()) {
+    std::string s;
+    if (v.is_array()) {
+      for (const auto& e : v) {
+        std::string one;
+        if (!scalar(e, &one)) continue;
+        s += (s.empty() ? "" : ",") + one;
+      }
+    } else if (!scalar(v, &s)) {
+      continue;
+    }
+    opts.push_back({k, s});
+  }
+  return opts;
+}
+
+// Options of a -device or -object value in either syntax; a JSON value sets `json`.
+std::vector<Option> DeviceOptions(const std::string& value, bool* json, std::string* error) {
+  if (!value.empty() && value[0] == '{') {
+    bool ok = false;
+    auto opts = JsonOptions(value, &ok);
+    if (ok) {
+      *json = true;
+      return opts;
+    }
+    *error = "starts with '{' but is not a JSON object";
+  }
+  return SplitOptions(value);
+}
+
 void Device(const std::string& value, int64_t arg, const std::string& name, QemuCmdline* out,
             std::vector<std::string>* unknown_models) {
-  auto opts = SplitOptions(value);
+  std::string error;
+  auto opts = DeviceOptions(value, &out->json_devices, &error);
+  if (!error.empty())
+    out->problems.push_back(name + ": argument " + std::to_string(arg) + ": -device " + error);
   std::string model = opts.empty() ? "" : opts[0].key.empty() ? opts[0].value : "";
   if (const std::string* d = FindOption(opts, "driver")) model = *d;
   std::string where = name + ": argument " + std::to_string(arg);
@@ -168,6 +223,10 @@ QemuCmdline ParseQemuArgv(const std::vector<std::string>& argv, const std::strin
       auto o = SplitOptions(value);
       out.name = o.empty() ? value : o[0].value;
       ++i;
+    } else if (opt == "-uuid" && has_value) {
+      // The SMBIOS system UUID too, unless -smbios type=1,uuid= says otherwise (libvirt uses it).
+      if (out.smbios_uuid.empty()) out.smbios_uuid = ToLower(value);
+      ++i;
     } else if (opt == "-smbios" && has_value) {
       auto o = SplitOptions(value);
       const std::string* t = FindOption(o, "type");
@@ -186,7 +245,9 @@ QemuCmdline ParseQemuArgv(const std::vector<std::string>& argv, const std::strin
       pve_q35 = pve_q35 || value.find("pve-q35") != std::string::npos;
       ++i;
     } else if (opt == "-object" && has_value) {
-      auto o = SplitOptions(value);
+      bool json = false;
+      std::string error;
+      auto o = DeviceOptions(value, &json, &error);
       const std::string* id = FindOption(o, "id");
       const std::string* nodes = FindOption(o, "host-nodes");
       const std::string* policy = FindOption(o, "policy");

@@ -47,6 +47,9 @@ struct QemuCmdline {
   std::vector<QemuRootPort> root_ports;
   std::vector<QemuNumaNode> numa;
   std::vector<std::string> problems;  // "NAME: argument N: …"
+  // A -device was given as JSON (QEMU >= 6.2; libvirt >= 8.1 does so): `-set device.ID.PROP=V`
+  // does not apply to such devices, libvirt's <qemu:override> does.
+  bool json_devices = false;
 };
 
 // argv from /proc/PID/cmdline.

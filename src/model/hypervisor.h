@@ -74,6 +74,10 @@ struct Vm {
   Fact<std::string> smbios_uuid;  // smbios1: uuid= / libvirt <uuid>: the guest's product_uuid
   Fact<std::string> args;         // Proxmox args: (extra QEMU arguments), as configured
   std::vector<VmHostPci> hostpci;
+  // The running QEMU got its -device arguments as JSON (QEMU >= 6.2; libvirt >= 8.1 passes them
+  // so): `-set device.ID.PROP=V` no longer reaches such devices, libvirt's <qemu:override> does.
+  // Unknown when the VM is not running.
+  Fact<bool> qemu_json_devices;
   template <class V>
   void visit(V& v) {
     v("id", id);
@@ -91,6 +95,7 @@ struct Vm {
     v("smbios_uuid", smbios_uuid);
     v("args", args);
     v("hostpci", hostpci);
+    v("qemu_json_devices", qemu_json_devices);
   }
 };
 

@@ -62,6 +62,7 @@ std::map<int64_t, QemuProcess> QemuProcesses(const RootFs& fs) {
 // (one function) or hostpciN.F (every function of a device); the first function's address stands
 // for the slot.
 void ApplyCmdline(const QemuProcess& p, Vm* vm) {
+  vm->qemu_json_devices = Known(p.cmd.json_devices, p.source);
   for (auto& h : vm->hostpci) {
     const hypervisor::QemuVfioDevice* best = nullptr;
     for (const auto& d : p.cmd.vfio) {
@@ -91,6 +92,7 @@ void ApplyCmdline(const QemuProcess& p, Vm* vm) {
 void NotRunning(Vm* vm, const std::string& why, const std::string& src) {
   vm->running = Known(false, src);
   vm->pid.Unknown(why, src);
+  vm->qemu_json_devices.Unknown("VM not running", src);
   for (auto& h : vm->hostpci) {
     h.running_host_address.Unknown("VM not running", src);
     h.guest_bus.Unknown("VM not running", src);
@@ -189,8 +191,13 @@ void LibvirtVms(const RootFs& fs, std::map<int64_t, QemuProcess>* procs, Hypervi
       NotRunning(&vm, "no running state in /run/libvirt/qemu", vm.config.value_or(""));
     if (vm.pid.known()) {
       auto it = procs->find(*vm.pid);
-      if (it != procs->end()) {
+      if (it == procs->end()) {
+        vm.qemu_json_devices.Unknown(
+            "no QEMU process with pid " + std::to_string(*vm.pid) + " from the running state",
+            vm.pid.source);
+      } else {
         it->second.claimed = true;
+        vm.qemu_json_devices = Known(it->second.cmd.json_devices, it->second.source);
         for (auto& h : vm.hostpci) {
           for (const auto& d : it->second.cmd.vfio)
             if (h.host.known() && d.host == *h.host)
@@ -219,6 +226,7 @@ void OtherQemu(const std::map<int64_t, QemuProcess>& procs, HypervisorInfo* hv) 
     if (!p.cmd.name.empty()) vm.name = Known(p.cmd.name, p.source);
     vm.running = Known(true, p.source);
     vm.pid = Known(pid, p.source);
+    vm.qemu_json_devices = Known(p.cmd.json_devices, p.source);
     if (!p.cmd.machine.empty()) vm.machine = Known(p.cmd.machine, p.source);
     if (!p.cmd.smbios_uuid.empty()) vm.smbios_uuid = Known(p.cmd.smbios_uuid, p.source);
     for (const auto& n : p.cmd.numa) {

@@ -92,6 +92,16 @@ void Passthrough(const View& view, const MachineView& mv, nlohmann::json* m) {
            {"max_width", FactJson(p.host_link.max.width)}}}});
   }
   (*m)["passthrough"] = std::move(arr);
+  // What the host can do between the host GPUs behind each guest GPU pair (view/host_p2p.h).
+  nlohmann::json pairs = nlohmann::json::array();
+  for (const auto& p : l->pairs)
+    pairs.push_back({{"guest_a", l->gpus[p.a].guest_address},
+                     {"guest_b", l->gpus[p.b].guest_address},
+                     {"host_level", p.host_level.empty() ? nlohmann::json(nullptr)
+                                                         : nlohmann::json(p.host_level)},
+                     {"clique", p.clique},
+                     {"why", p.why}});
+  (*m)["host_link"]["pairs"] = std::move(pairs);
 }
 
 }  // namespace

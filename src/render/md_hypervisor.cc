@@ -86,6 +86,46 @@ void MdHypervisor(const MachineView& mv, std::string* out) {
   }
 }
 
+namespace {
+
+// The guest's GPU matrix with the host's real level beside each flattened guest level: the
+// guest's PCI walk sees every GPU behind its own virtual root port (PHB), the host's walk sees
+// where the GPUs really are. GPU numbers are the guest's GPU order, as in its matrix above.
+void MdHostLevels(const MachineView& mv, const MachineLink& l, std::string* out) {
+  const size_t n = l.gpus.size();
+  if (n < 2 || l.pairs.empty()) return;
+  const auto& guest = mv.machine.topology.gpu_levels;
+  auto guest_level = [&](size_t i, size_t j) {
+    return i < guest.size() && j < guest[i].size() ? guest[i][j] : std::string("?");
+  };
+  std::vector<std::string> header{""};
+  for (size_t j = 0; j < n; ++j) header.push_back("GPU" + std::to_string(j));
+  header.push_back("host GPU");
+  md::Table t(header);
+  for (size_t i = 0; i < n; ++i) {
+    std::vector<std::string> row{"GPU" + std::to_string(i)};
+    for (size_t j = 0; j < n; ++j) {
+      if (i == j) {
+        row.push_back("X");
+        continue;
+      }
+      const PassthroughPair* p = l.Pair(i, j);
+      std::string host = p && !p->host_level.empty() ? p->host_level : "?";
+      row.push_back(md::Escape(guest_level(i, j)) + " (host: " + md::Escape(host) +
+                    (p && p->clique ? ", P2P" : "") + ")");
+    }
+    row.push_back(l.gpus[i].host_address.empty() ? "unknown" : md::Code(l.gpus[i].host_address));
+    t.Row(std::move(row));
+  }
+  *out +=
+      "GPU levels as the guest sees them, with the host's real level between the same GPUs "
+      "(`P2P`: the host can route peer traffic between them, so an x-nv-gpudirect-clique can "
+      "work; `?`: a host GPU is not known):\n\n" +
+      t.Render() + "\n";
+}
+
+}  // namespace
+
 void MdPassthrough(const View& view, const MachineView& mv, std::string* out) {
   const MachineLink* l = view.HostLinkOf(mv.machine.name);
   if (!l) return;
@@ -110,6 +150,7 @@ void MdPassthrough(const View& view, const MachineView& mv, std::string* out) {
   *out +=
       "\nGuest bus numbers follow slot order: on a Proxmox Q35 guest hostpci4-7 (ports at "
       "10.0-10.3) come before hostpci0-3 (1c.0-1c.3).\n\n";
+  MdHostLevels(mv, *l, out);
 }
 
 }  // namespace dossier

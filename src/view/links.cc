@@ -1,5 +1,6 @@
 #include "view/links.h"
 
+#include "view/host_p2p.h"
 #include "view/passthrough.h"
 
 namespace dossier {
@@ -33,9 +34,12 @@ void LinkMachines(View* view) {
       on = ByUuid(*view, g);
       if (on.vm) {
         link.how = "smbios-uuid";
-        link.evidence = "the guest's SMBIOS UUID " + *uuid + " (" + uuid.source +
-                        ") is the smbios1 uuid of VM " + on.vm->id + " on '" +
-                        on.host->machine.name + "' (" + on.vm->smbios_uuid.source + ")";
+        link.evidence = "the guest's SMBIOS UUID " + *uuid + " (" + uuid.source + ") is the " +
+                        (on.host->machine.hypervisor.kind.value_or("") == "libvirt"
+                             ? std::string("<uuid>")
+                             : std::string("smbios1 uuid")) +
+                        " of VM " + on.vm->id + " on '" + on.host->machine.name + "' (" +
+                        on.vm->smbios_uuid.source + ")";
       }
     }
     if (!on.vm) {
@@ -74,6 +78,14 @@ void LinkMachines(View* view) {
     link.host = on.host->machine.name;
     link.vm_id = on.vm->id;
     link.gpus = MapPassthrough(g.machine, on.host->machine, *on.vm);
+    for (size_t i = 0; i < link.gpus.size(); ++i) {
+      for (size_t j = i + 1; j < link.gpus.size(); ++j) {
+        const std::string &ha = link.gpus[i].host_address, &hb = link.gpus[j].host_address;
+        if (ha.empty() || hb.empty()) continue;
+        HostP2p v = HostP2pBetween(on.host->machine, ha, hb);
+        link.pairs.push_back({i, j, v.level, v.can, v.why});
+      }
+    }
     view->links.push_back(std::move(link));
   }
 }

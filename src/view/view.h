@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/machine.h"
@@ -70,13 +71,30 @@ struct PassthroughGpu {
   PciLink host_link;  // the host GPU's link (current and max)
 };
 
+// Two GPUs of a guest and what the host can do between the host GPUs behind them
+// (view/host_p2p.h): the level the guest cannot see, and whether a P2P clique can work.
+struct PassthroughPair {
+  size_t a = 0, b = 0;     // indices into MachineLink::gpus, a < b
+  std::string host_level;  // PIX, PXB, PHB, NODE, SYS on the host; "" when unknown
+  bool clique = false;     // the host can route P2P: x-nv-gpudirect-clique may join them
+  std::string why;         // the reason for `clique`, for a person
+};
+
 // A guest machine of the view and its host machine, with the VM that is the guest.
 struct MachineLink {
   std::string guest, host;           // machine names
   std::string vm_id;                 // "100"
   std::string how;                   // "smbios-uuid" (automatic) or "note" (dossier note machine)
   std::string evidence;              // which facts matched, or which note said so
-  std::vector<PassthroughGpu> gpus;  // in guest address order
+  std::vector<PassthroughGpu> gpus;  // in guest address order (the guest's GPU index order)
+  // Every pair of `gpus` whose host GPUs are both known, in (a, b) order.
+  std::vector<PassthroughPair> pairs;
+  const PassthroughPair* Pair(size_t i, size_t j) const {
+    if (i > j) std::swap(i, j);
+    for (const auto& p : pairs)
+      if (p.a == i && p.b == j) return &p;
+    return nullptr;
+  }
 };
 
 struct View {

@@ -1,6 +1,7 @@
 // P2P rules that follow from where the GPUs sit: a guest whose GPUs each hang off their own
 // virtual root port (p2p.vm-isolated), and a host or bare-metal machine whose GPUs each sit alone
 // under their own root complex (p2p.separate-root-complexes).
+#include <algorithm>
 #include <cctype>
 #include <optional>
 #include <set>
@@ -76,6 +77,50 @@ std::string CliqueArgs(size_t n) {
   return out;
 }
 
+// The host's verdict on each guest GPU pair (view/host_p2p.h, carried by the link), grouped by
+// host level and verdict so that an 8-GPU VM's 28 pairs read as a few lines: "host level SYS,
+// 16 pairs (GPU0-GPU4, …): no clique: …". Guest GPU numbers are the guest's GPU order.
+struct PairGroup {
+  std::string level, why;
+  bool clique = false;
+  std::vector<std::string> pairs;
+};
+
+std::vector<PairGroup> HostPairGroups(const MachineLink& l) {
+  std::vector<PairGroup> groups;
+  for (const auto& p : l.pairs) {
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const PairGroup& g) {
+      return g.level == p.host_level && g.clique == p.clique && g.why == p.why;
+    });
+    if (it == groups.end()) {
+      groups.push_back({p.host_level, p.why, p.clique, {}});
+      it = groups.end() - 1;
+    }
+    it->pairs.push_back("GPU" + std::to_string(p.a) + "-GPU" + std::to_string(p.b));
+  }
+  return groups;
+}
+
+// The verdict may open with the level itself ("host level SYS: …"): said once where the level
+// is named already.
+std::string WithoutLevel(const PairGroup& g) {
+  std::string level = "host level " + (g.level.empty() ? std::string("unknown") : g.level);
+  return g.why.rfind(level + ": ", 0) == 0 ? g.why.substr(level.size() + 2) : g.why;
+}
+
+void HostPairEvidence(const MachineLink& l, const std::vector<PairGroup>& groups, Finding* f) {
+  for (const auto& g : groups) {
+    std::string list;
+    for (size_t i = 0; i < g.pairs.size() && i < 6; ++i) list += (i ? ", " : "") + g.pairs[i];
+    if (g.pairs.size() > 6) list += ", … (" + std::to_string(g.pairs.size() - 6) + " more)";
+    f->evidence.push_back(
+        Ev("host level " + (g.level.empty() ? std::string("unknown") : g.level) + ", " +
+               std::to_string(g.pairs.size()) + " guest GPU pair(s) " + list,
+           (g.clique ? "x-nv-gpudirect-clique can help: " : "no clique: ") + WithoutLevel(g),
+           "host " + l.host + ", VM " + l.vm_id + " (passthrough map)"));
+  }
+}
+
 // Evidence of p2p.vm-isolated; returns the tensor-parallel size the server runs with ("" when
 // unknown) and the guest's host when the dossier holds it.
 const MachineView* VmIsolatedEvidence(const RuleContext& ctx,
@@ -102,14 +147,16 @@ const MachineView* VmIsolatedEvidence(const RuleContext& ctx,
                             std::to_string(hg.size()) + " GPUs under " +
                                 std::to_string(rcs.size()) + " root complex(es)",
                             host->record.file.empty() ? "host record" : host->record.file));
+    if (const MachineLink* l = ctx.view.HostLinkOf(m.name))
+      HostPairEvidence(*l, HostPairGroups(*l), &f);
   }
 
   return host;
 }
 
 // Explanation, what will not help and actions of p2p.vm-isolated.
-void VmIsolatedAdvice(const Machine& m, const MachineView* host, size_t gpu_count,
-                      const std::string& tp, Finding* fp) {
+void VmIsolatedAdvice(const Machine& m, const MachineView* host, const MachineLink* link,
+                      size_t gpu_count, const std::string& tp, Finding* fp) {
   Finding& f = *fp;
   bool host_separate = host && GpusOnSeparateRootComplexes(host->machine);
   f.explanation =
@@ -143,13 +190,57 @@ void VmIsolatedAdvice(const Machine& m, const MachineView* host, size_t gpu_coun
       "pcie_acs_override on the host: it pretends isolation to split IOMMU groups; it never "
       "creates a P2P path.",
   };
-  f.actions.push_back(
-      {"Where the host can do P2P between these GPUs (bare metal on the same host shows P2P OK), "
-       "advertise them to the guest driver as one P2P clique with QEMU's vfio-pci option "
-       "x-nv-gpudirect-clique. Proxmox: pass each GPU as the single function ….00.0 (so QEMU "
-       "names it hostpciN, not hostpciN.0) and add to /etc/pve/qemu-server/VMID.conf: `" +
-           CliqueArgs(gpu_count) + "`. Then check the bytes, not only the speed.",
-       "nvidia-smi topo -p2p r   # in the guest: OK between the GPUs; then: dossier p2p", "host"});
+  if (link && !link->pairs.empty()) {
+    // The host is in the dossier: say for which pairs a clique can help, and why not elsewhere.
+    std::vector<PairGroup> groups = HostPairGroups(*link);
+    std::string can, cannot;
+    size_t can_pairs = 0;
+    for (const auto& g : groups) {
+      std::string line = "host level " + (g.level.empty() ? std::string("unknown") : g.level) +
+                         " (" + std::to_string(g.pairs.size()) + " pair(s)): " + WithoutLevel(g);
+      (g.clique ? can : cannot) += (g.clique ? can : cannot).empty() ? line : "; " + line;
+      if (g.clique) can_pairs += g.pairs.size();
+    }
+    f.explanation += " Per guest GPU pair, the host (" + link->host + ", VM " + link->vm_id +
+                     ") says: " + (can.empty() ? "" : "a P2P clique can work where " + can) +
+                     (can.empty() || cannot.empty() ? "" : "; ") +
+                     (cannot.empty() ? "" : "a clique would not help where " + cannot) + ".";
+    if (can_pairs > 0) {
+      f.actions.push_back(
+          {"Advertise the GPUs the host can route P2P between (" + std::to_string(can_pairs) +
+               " pair(s), see the evidence) to the guest driver as P2P cliques with QEMU's "
+               "vfio-pci option x-nv-gpudirect-clique; the generator writes the VM config change "
+               "for exactly those and says why for every pair. Then check the bytes, not only "
+               "the speed.",
+           "dossier generate qemu-args --machine " + link->guest +
+               "   # then in the guest: nvidia-smi topo -p2p r; dossier p2p",
+           "host"});
+    } else {
+      f.not_helping.push_back(
+          "x-nv-gpudirect-clique (QEMU vfio-pci) for these GPUs, from what the host's facts say: "
+          "it only tells the guest driver the GPUs can reach each other, and the host's facts "
+          "show no pair it can route P2P between (the evidence says why, per host level).");
+      f.actions.push_back(
+          {"Find out whether the host can route P2P between these GPUs after all: bind two of "
+           "them to the nvidia driver on the host for a moment (the VM stopped), run `nvidia-smi "
+           "topo -p2p rw` there and collect or import it into the dossier; where it says OK, "
+           "the x-nv-gpudirect-clique generator then writes the VM config change.",
+           "nvidia-smi topo -p2p rw   # on the host; then: dossier generate qemu-args --machine " +
+               link->guest,
+           "host"});
+    }
+  } else {
+    f.actions.push_back(
+        {"Where the host can do P2P between these GPUs (bare metal on the same host shows P2P "
+         "OK), advertise them to the guest driver as one P2P clique with QEMU's vfio-pci option "
+         "x-nv-gpudirect-clique. Proxmox: pass each GPU as the single function ….00.0 (so QEMU "
+         "names it hostpciN, not hostpciN.0) and add to /etc/pve/qemu-server/VMID.conf: `" +
+             CliqueArgs(gpu_count) +
+             "`. With the host collected into the dossier, `dossier generate qemu-args` writes "
+             "it for the pairs the host can route. Then check the bytes, not only the speed.",
+         "nvidia-smi topo -p2p r   # in the guest: OK between the GPUs; then: dossier p2p",
+         "host"});
+  }
   // A topology file the server already names was read and checked: say so instead of advising one.
   if (std::string topo = TopoFileAlreadySet(m); !topo.empty()) {
     f.not_helping.push_back("Another NCCL topology file: " + topo +
@@ -212,7 +303,7 @@ std::optional<Finding> RuleP2pVmIsolated(const RuleContext& ctx) {
             "unavailable or staged through host memory";
   std::string tp;
   const MachineView* host = VmIsolatedEvidence(ctx, gpus, &f, &tp);
-  VmIsolatedAdvice(m, host, gpus.size(), tp, &f);
+  VmIsolatedAdvice(m, host, ctx.view.HostLinkOf(m.name), gpus.size(), tp, &f);
   return f;
 }
 
