@@ -41,5 +41,5 @@ fi
 # compiler adds for exceptions and unreachable paths are left out.
 gcovr -r . --object-directory "$dir" --filter 'src/' --exclude '.*_test\.cc' \
   --exclude-throw-branches --exclude-unreachable-branches -j "$(nproc)" \
-  --json "$dir/coverage.json" >&2
+  --json "$dir/coverage.json" "$dir" >&2  # counts of $dir only, not of other builds in the tree
 python3 scripts/coverage_check.py "$dir/coverage.json" scripts/coverage-floors.txt ${args[@]+"${args[@]}"}

@@ -127,11 +127,19 @@ Result<std::string> RootFs::Resolve(std::string_view path) const {
     done.push_back(c);
     std::string cur;
     for (const auto& d : done) cur += "/" + d;
+    if (!todo.empty()) {  // a directory on the way, seen before: not a link
+      std::lock_guard<std::mutex> lock(dir_cache_->mu);
+      if (dir_cache_->dirs.count(cur)) continue;
+    }
     struct stat st;
     std::string host = root_ + cur;
     if (::lstat(host.c_str(), &st) != 0) {
       if (errno == ENOENT && todo.empty()) return cur;  // a missing last component is allowed
       return FromErrno(errno, cur);
+    }
+    if (S_ISDIR(st.st_mode)) {
+      std::lock_guard<std::mutex> lock(dir_cache_->mu);
+      dir_cache_->dirs.insert(cur);
     }
     if (!S_ISLNK(st.st_mode)) continue;
     if (++links > 40) return Error::Invalid(std::string(path) + ": too many levels of links");

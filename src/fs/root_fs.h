@@ -18,6 +18,10 @@
 #include <string_view>
 #include <vector>
 
+#include <memory>
+#include <mutex>
+#include <unordered_set>
+
 #include "util/result.h"
 
 namespace dossier {
@@ -70,6 +74,15 @@ class RootFs {
  private:
   std::string root_;  // without trailing slash; "" for "/"
   bool live_;
+  // Machine paths already seen to be directories, not links: Resolve skips their lstat. A
+  // collect reads ~400 files under a few dozen directories, and checking every component of
+  // every path was ~4,000 lstat calls, a fifth of its run time. Shared by copies; guarded, as a
+  // RootFs may be read from more than one thread.
+  struct DirCache {
+    std::mutex mu;
+    std::unordered_set<std::string> dirs;
+  };
+  std::shared_ptr<DirCache> dir_cache_ = std::make_shared<DirCache>();
 };
 
 // Joins machine paths: Join("/sys/bus", "pci") == "/sys/bus/pci".
