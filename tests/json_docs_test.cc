@@ -20,9 +20,9 @@
 namespace dossier::jsondocs {
 namespace {
 
-using nlohmann::json;
 using dossier::testing::ProcessResult;
 using dossier::testing::ReadWholeFile;
+using nlohmann::json;
 
 std::vector<std::string> Split(const std::string& s, char sep) {
   std::vector<std::string> out;

@@ -32,6 +32,23 @@ TEST(RootFs, RelativeLinksAndDotDotStayInside) {
   EXPECT_EQ(*fs.Read("/sys/escape/os-release"), "ID=debian\n");
 }
 
+// Resolve remembers directories it has seen are not links; a link to a directory must be
+// followed under the root every time, not remembered as a directory and handed to the host's
+// open, which would follow an absolute target out of the root.
+TEST(RootFs, ALinkedDirectoryIsFollowedUnderTheRootEveryTime) {
+  testing::TempDir t;
+  t.Write("etc/inside", "root's\n");
+  t.Link("/etc", "cfg");  // absolute: /etc under the root, never the host's /etc
+  RootFs fs(t.path());
+  for (int i = 0; i < 2; ++i) {
+    SCOPED_TRACE(i);
+    auto r = fs.Resolve("/cfg/inside");
+    ASSERT_TRUE(r) << r.error().message;
+    EXPECT_EQ(*r, "/etc/inside");
+    EXPECT_EQ(*fs.Read("/cfg/inside"), "root's\n");
+  }
+}
+
 TEST(RootFs, MissingFilesAndLoopsAreErrorsNotCrashes) {
   testing::TempDir t;
   t.Link("/loop/b", "loop/a");

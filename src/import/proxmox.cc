@@ -9,42 +9,12 @@
 #include "hypervisor/pci_cfg.h"
 #include "hypervisor/qemu_server_conf.h"
 #include "import/import_text.h"
+#include "import/part_text.h"
 #include "model/fact_paths.h"
 #include "util/text.h"
 
 namespace dossier::import {
 namespace {
-
-// The part's lines as one text (line k of the text is lines[k-1]).
-std::string Joined(const Lines& lines) {
-  std::string t;
-  for (const auto& l : lines) t += l.text + "\n";
-  return t;
-}
-
-// The parsers name their sources "NAME:LINE…" with NAME the one we gave; these become the pasted
-// file's lines, "imported: FILE:LINE (format)…".
-template <class T>
-void Reattribute(T* obj, const std::string& name, const Lines& lines, const ImportSource& src) {
-  WalkPaths(*obj, [&](const std::string&, auto& leaf) {
-    if constexpr (IsFactType<std::remove_reference_t<decltype(leaf)>>::value) {
-      if (leaf.source.rfind(name + ":", 0) != 0) {
-        if (leaf.source == name || leaf.source.rfind(name + " ", 0) == 0)
-          leaf.source =
-              src.At(lines.empty() ? 0 : lines.front().number) + leaf.source.substr(name.size());
-        return;
-      }
-      size_t at = name.size() + 1, end = at;
-      while (end < leaf.source.size() && std::isdigit(static_cast<unsigned char>(leaf.source[end])))
-        ++end;
-      auto k = ParseInt(std::string_view(leaf.source).substr(at, end - at));
-      size_t line = k && *k >= 1 && static_cast<size_t>(*k) <= lines.size()
-                        ? lines[static_cast<size_t>(*k) - 1].number
-                        : 0;
-      leaf.source = src.At(line) + leaf.source.substr(end);
-    }
-  });
-}
 
 // --- pci.cfg ------------------------------------------------------------------------------------
 
@@ -73,10 +43,10 @@ int PciCfgDetect(const Lines& lines) {
 
 Status PciCfgParse(const Lines& lines, const ImportSource& src, Imported* out) {
   const std::string name = "\x01pci.cfg";  // a name no pasted text holds
-  std::string text = Joined(lines);
+  std::string text = JoinPartLines(lines);
   hypervisor::PciCfgParse p = hypervisor::ParsePciCfg(text, name);
   if (p.mappings.empty()) return Error::Invalid("no mapping with a map line");
-  for (auto& m : p.mappings) Reattribute(&m, name, lines, src);
+  for (auto& m : p.mappings) RemapPartSources(&m, name, lines, src);
   auto& h = out->machine.hypervisor;
   h.kind.Set("proxmox", src.At(lines.front().number));
   for (auto& m : p.mappings) {
@@ -146,10 +116,10 @@ Status QemuConfParse(const Lines& lines, const ImportSource& src, Imported* out)
     if (Trim(l.text).starts_with("[")) break;
     cur.push_back(l);
   }
-  auto p = hypervisor::ParseQemuServerConf(Joined(cur), name, vmid.empty() ? "?" : vmid);
+  auto p = hypervisor::ParseQemuServerConf(JoinPartLines(cur), name, vmid.empty() ? "?" : vmid);
   if (p.vm.hostpci.empty() && !p.vm.machine.known() && !p.vm.smbios_uuid.known())
     return Error::Invalid("no VM configuration keys (hostpciN:, machine:, smbios1:)");
-  Reattribute(&p.vm, name, cur, src);
+  RemapPartSources(&p.vm, name, cur, src);
   if (vmid.empty()) {
     p.vm.id = "?";
     out->notes.push_back(src.file + ":" + std::to_string(lines.front().number) +

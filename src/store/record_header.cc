@@ -1,5 +1,7 @@
 #include "store/record_header.h"
 
+#include "store/regular_file.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -139,32 +141,10 @@ class HeaderSax : public json::json_sax_t {
   std::string key_;
 };
 
-// Opens a record file as ReadRegularFile does: without blocking, a regular file only, bounded.
-Result<int> OpenRecord(const std::string& path, size_t max_bytes) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-  if (fd < 0) {
-    std::string msg = path + ": cannot open (" + std::strerror(errno) + ")";
-    return errno == ENOENT ? Error::NotFound(msg) : Error::Io(msg);
-  }
-  struct stat st;
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    bool dir = S_ISDIR(st.st_mode);
-    ::close(fd);
-    return Error::Invalid(
-        path + (dir ? " is a directory" : " is not a regular file (a FIFO, socket or device)") +
-        "; move it away");
-  }
-  if (static_cast<uint64_t>(st.st_size) > max_bytes) {
-    ::close(fd);
-    return Error::TooLarge(path + ": larger than " + std::to_string(max_bytes >> 20) + " MiB");
-  }
-  return fd;
-}
-
 }  // namespace
 
 Result<RecordHeader> ReadRecordHeader(const std::string& path, size_t max_bytes) {
-  auto fd = OpenRecord(path, max_bytes);
+  auto fd = OpenRegularFile(path, max_bytes);
   if (!fd) return fd.error();
   RecordHeader h;
   HeaderSax sax(&h);

@@ -28,7 +28,7 @@ FileStamp StampOf(const std::string& path) {
   return FromStat(st);
 }
 
-Result<std::string> ReadRegularFile(const std::string& path, size_t max_bytes, FileStamp* stamp) {
+Result<int> OpenRegularFile(const std::string& path, size_t max_bytes, struct stat* st_out) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) {
     std::string msg = path + ": cannot open (" + std::strerror(errno) + ")";
@@ -46,6 +46,15 @@ Result<std::string> ReadRegularFile(const std::string& path, size_t max_bytes, F
     ::close(fd);
     return Error::TooLarge(path + ": larger than " + std::to_string(max_bytes >> 20) + " MiB");
   }
+  if (st_out) *st_out = st;
+  return fd;
+}
+
+Result<std::string> ReadRegularFile(const std::string& path, size_t max_bytes, FileStamp* stamp) {
+  struct stat st;
+  auto opened = OpenRegularFile(path, max_bytes, &st);
+  if (!opened) return opened.error();
+  int fd = *opened;
   std::string out;
   out.reserve(static_cast<size_t>(st.st_size));
   char buf[65536];

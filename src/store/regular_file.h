@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <string>
 
+#include <sys/stat.h>
+
 #include "util/result.h"
 
 namespace dossier {
@@ -18,6 +20,10 @@ struct FileStamp {
   int64_t mtime_ns = 0;
   bool operator==(const FileStamp&) const = default;
 };
+
+// The file opened for reading (the caller closes the descriptor) under the same checks as
+// ReadRegularFile; `st` (optional) receives its status. For readers that stream it.
+Result<int> OpenRegularFile(const std::string& path, size_t max_bytes, struct stat* st = nullptr);
 
 // The file's bytes; Error::kNotFound when absent, kInvalid when not a regular file, kTooLarge
 // beyond max_bytes. `stamp` (optional) receives the version read.
