@@ -42,12 +42,10 @@ std::vector<std::string> Components(std::string_view path) {
   return out;
 }
 
-// Opens a machine file for reading without ever blocking: only a regular file is read (a FIFO
-// under the root would hang a reader waiting for a writer; a device may never end), a directory
-// is named as such.
-Result<int> OpenRegular(const std::string& host, std::string_view path) {
-  int fd = ::open(host.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-  if (fd < 0) return FromErrno(errno, std::string(path));
+// A file opened for reading is read only when regular: it was opened without blocking
+// (O_NONBLOCK), but a FIFO under the root would still hang a reader waiting for a writer and a
+// device may never end; a directory is named as such. Closes fd on refusal.
+Result<int> CheckRegular(int fd, std::string_view path) {
   struct stat st;
   if (::fstat(fd, &st) != 0) {
     int err = errno;
@@ -63,6 +61,14 @@ Result<int> OpenRegular(const std::string& host, std::string_view path) {
     return Error::Invalid(std::string(path) + " is not a regular file (a FIFO, socket or device)");
   }
   return fd;
+}
+
+constexpr int kReadFlags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
+
+Result<int> OpenRegular(const std::string& host, std::string_view path) {
+  int fd = ::open(host.c_str(), kReadFlags);
+  if (fd < 0) return FromErrno(errno, std::string(path));
+  return CheckRegular(fd, path);
 }
 
 }  // namespace
@@ -104,6 +110,23 @@ Status RootFs::Check() const {
   return OkStatus();
 }
 
+Result<int> RootFs::OpenForRead(std::string_view path) const {
+  std::string_view base = BaseName(path);
+  if (path.find('/') != std::string_view::npos && !path.ends_with('/') && !base.empty() &&
+      base != "." && base != "..") {
+    auto dir = Resolve(DirName(path));
+    if (!dir) return dir.error();
+    std::string host = root_ + (*dir == "/" ? std::string() : *dir) + "/" + std::string(base);
+    int fd = ::open(host.c_str(), kReadFlags | O_NOFOLLOW);
+    if (fd >= 0) return CheckRegular(fd, path);
+    if (errno != ELOOP) return FromErrno(errno, std::string(path));
+    // ELOOP: the last component is a link, followed below under the root.
+  }
+  auto resolved = Resolve(path);
+  if (!resolved) return resolved.error();
+  return OpenRegular(HostPath(*resolved), path);
+}
+
 std::string RootFs::HostPath(std::string_view path) const {
   std::string p(path);
   if (p.empty() || p[0] != '/') p.insert(p.begin(), '/');
@@ -127,26 +150,41 @@ Result<std::string> RootFs::Resolve(std::string_view path) const {
     done.push_back(c);
     std::string cur;
     for (const auto& d : done) cur += "/" + d;
-    if (!todo.empty()) {  // a directory on the way, seen before: not a link
+    {  // a directory seen before: not a link (the last component too: Resolve returns it as is)
       std::lock_guard<std::mutex> lock(dir_cache_->mu);
       if (dir_cache_->dirs.count(cur)) continue;
     }
-    struct stat st;
-    std::string host = root_ + cur;
-    if (::lstat(host.c_str(), &st) != 0) {
-      if (errno == ENOENT && todo.empty()) return cur;  // a missing last component is allowed
-      return FromErrno(errno, cur);
-    }
-    if (S_ISDIR(st.st_mode)) {
+    std::string target;
+    bool known = false;
+    {
       std::lock_guard<std::mutex> lock(dir_cache_->mu);
-      dir_cache_->dirs.insert(cur);
+      if (auto it = dir_cache_->links.find(cur); it != dir_cache_->links.end()) {
+        target = it->second;
+        known = true;
+      }
     }
-    if (!S_ISLNK(st.st_mode)) continue;
+    if (!known) {
+      struct stat st;
+      std::string host = root_ + cur;
+      if (::lstat(host.c_str(), &st) != 0) {
+        if (errno == ENOENT && todo.empty()) return cur;  // a missing last component is allowed
+        return FromErrno(errno, cur);
+      }
+      if (S_ISDIR(st.st_mode)) {
+        std::lock_guard<std::mutex> lock(dir_cache_->mu);
+        dir_cache_->dirs.insert(cur);
+      }
+      if (!S_ISLNK(st.st_mode)) continue;
+      char buf[4096];
+      ssize_t n = ::readlink(host.c_str(), buf, sizeof buf - 1);
+      if (n < 0) return FromErrno(errno, cur);
+      target.assign(buf, n);
+      if (!live_ || !(cur == "/proc" || cur.starts_with("/proc/"))) {
+        std::lock_guard<std::mutex> lock(dir_cache_->mu);
+        dir_cache_->links.emplace(cur, target);
+      }
+    }
     if (++links > 40) return Error::Invalid(std::string(path) + ": too many levels of links");
-    char buf[4096];
-    ssize_t n = ::readlink(host.c_str(), buf, sizeof buf - 1);
-    if (n < 0) return FromErrno(errno, cur);
-    std::string target(buf, n);
     done.pop_back();
     if (!target.empty() && target[0] == '/') done.clear();
     std::vector<std::string> t = Components(target);
@@ -158,9 +196,7 @@ Result<std::string> RootFs::Resolve(std::string_view path) const {
 }
 
 Result<std::string> RootFs::ReadBytes(std::string_view path, size_t max_bytes) const {
-  auto resolved = Resolve(path);
-  if (!resolved) return resolved.error();
-  auto opened = OpenRegular(HostPath(*resolved), path);
+  auto opened = OpenForRead(path);
   if (!opened) return opened.error();
   int fd = *opened;
   std::string out;
@@ -192,9 +228,7 @@ Result<std::string> RootFs::Read(std::string_view path, size_t max_bytes) const 
 }
 
 Result<std::string> RootFs::ReadTail(std::string_view path, size_t max_bytes) const {
-  auto resolved = Resolve(path);
-  if (!resolved) return resolved.error();
-  auto opened = OpenRegular(HostPath(*resolved), path);
+  auto opened = OpenForRead(path);
   if (!opened) return opened.error();
   int fd = *opened;
   struct stat st;
@@ -236,18 +270,19 @@ Result<std::string> RootFs::ReadTail(std::string_view path, size_t max_bytes) co
 }
 
 Result<std::string> RootFs::ReadPrefix(std::string_view path, size_t max_bytes) const {
-  auto resolved = Resolve(path);
-  if (!resolved) return resolved.error();
-  auto opened = OpenRegular(HostPath(*resolved), path);
+  auto opened = OpenForRead(path);
   if (!opened) return opened.error();
   int fd = *opened;
   // Three bytes more than asked, so a character that straddles the limit is seen whole and the
   // cut falls before it rather than inside it.
+  // Read through a stack buffer, not into a string sized to the limit: callers ask for up to
+  // megabytes of files that hold a few bytes (sysfs attributes), and zero-filling that string
+  // was a fifth of a whole collect's instructions.
   const size_t want = max_bytes + 3;
-  std::string out(want, '\0');
-  size_t got = 0;
-  while (got < want) {
-    ssize_t n = ::read(fd, out.data() + got, want - got);
+  std::string out;
+  char buf[65536];
+  while (out.size() < want) {
+    ssize_t n = ::read(fd, buf, std::min(sizeof buf, want - out.size()));
     if (n < 0) {
       if (errno == EINTR) continue;
       int err = errno;
@@ -255,10 +290,9 @@ Result<std::string> RootFs::ReadPrefix(std::string_view path, size_t max_bytes) 
       return FromErrno(err, std::string(path));
     }
     if (n == 0) break;
-    got += static_cast<size_t>(n);
+    out.append(buf, static_cast<size_t>(n));
   }
   ::close(fd);
-  out.resize(got);
   if (out.size() > max_bytes) out.resize(CutUtf8(out, max_bytes).size());
   MakeValidUtf8InPlace(&out);
   return out;

@@ -20,6 +20,7 @@
 
 #include <memory>
 #include <mutex>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "util/result.h"
@@ -76,12 +77,19 @@ class RootFs {
   bool live_;
   // Machine paths already seen to be directories, not links: Resolve skips their lstat. A
   // collect reads ~400 files under a few dozen directories, and checking every component of
-  // every path was ~4,000 lstat calls, a fifth of its run time. Shared by copies; guarded, as a
-  // RootFs may be read from more than one thread.
+  // every path was ~4,000 lstat calls, a fifth of its run time. Links' targets likewise (every
+  // read of /sys/bus/pci/devices/X/… went through the link X again: lstat and readlink), except
+  // under the live /proc, where a link (/proc/PID/cwd, fd/N) may point elsewhere a moment later.
+  // Shared by copies; guarded, as a RootFs may be read from more than one thread.
   struct DirCache {
     std::mutex mu;
     std::unordered_set<std::string> dirs;
+    std::unordered_map<std::string, std::string> links;  // machine path -> readlink text
   };
+  // Opens a file for reading, links followed under the root: the directory part through
+  // Resolve (the caches), the last component with O_NOFOLLOW, and only a last component that is
+  // a link takes the whole walk.
+  Result<int> OpenForRead(std::string_view path) const;
   std::shared_ptr<DirCache> dir_cache_ = std::make_shared<DirCache>();
 };
 

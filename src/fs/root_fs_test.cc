@@ -1,5 +1,7 @@
 #include "fs/root_fs.h"
 
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include "../tests/temp_dir.h"
@@ -47,6 +49,39 @@ TEST(RootFs, ALinkedDirectoryIsFollowedUnderTheRootEveryTime) {
     EXPECT_EQ(*r, "/etc/inside");
     EXPECT_EQ(*fs.Read("/cfg/inside"), "root's\n");
   }
+}
+
+// A read opens the last component without following a link (O_NOFOLLOW) and walks a link there
+// itself: an absolute target is the root's file, never the host's, on the first read too.
+TEST(RootFs, ALastComponentLinkIsReadUnderTheRoot) {
+  testing::TempDir t;
+  t.Write("etc/hostname", "inside\n");
+  t.Link("/etc/hostname", "name");
+  RootFs fs(t.path());
+  auto r = fs.Read("/name");
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(*r, "inside\n");
+  EXPECT_EQ(*fs.ReadValue("/name"), "inside");
+}
+
+// Link targets are remembered, except under the live /proc: /proc/self/cwd names another
+// directory after a chdir, and a remembered target would read the old one.
+TEST(RootFs, LiveProcLinksAreReadAgainEachTime) {
+  testing::TempDir a, b;
+  a.Write("f", "a\n");
+  b.Write("f", "b\n");
+  char old_cwd[4096];
+  ASSERT_NE(::getcwd(old_cwd, sizeof old_cwd), nullptr);
+  RootFs fs("/");
+  ASSERT_EQ(::chdir(a.path().c_str()), 0);
+  auto first = fs.Read("/proc/self/cwd/f");
+  ASSERT_EQ(::chdir(b.path().c_str()), 0);
+  auto second = fs.Read("/proc/self/cwd/f");
+  ASSERT_EQ(::chdir(old_cwd), 0);
+  ASSERT_TRUE(first) << first.error().message;
+  ASSERT_TRUE(second) << second.error().message;
+  EXPECT_EQ(*first, "a\n");
+  EXPECT_EQ(*second, "b\n");
 }
 
 TEST(RootFs, MissingFilesAndLoopsAreErrorsNotCrashes) {

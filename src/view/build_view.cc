@@ -136,7 +136,9 @@ View OneShotView(const Machine& m) {
   r.doc = {{"kind", "collect"}, {"tool", std::string("dossier ") + DOSSIER_VERSION}};
   r.doc["machine"] = MachineToJson(m);
   FillHeaderFromDoc(&r);
-  View v = BuildView({r}, Notes{}, {});
+  std::vector<Record> records;
+  records.push_back(std::move(r));  // not BuildView({r}): that copies the whole document
+  View v = BuildView(records, Notes{}, {});
   for (auto& mv : v.machines) mv.record.time = v.generated_at;
   return v;
 }
