@@ -4,7 +4,8 @@
 # goes to the copy, not the checkout). A crash, a leak or a sanitizer report fails it; the input
 # that did it is left in build-fuzz/crashes/ and its path printed.
 #
-# usage: scripts/fuzz.sh [SECONDS_PER_ENTRY]    (default 10; CI runs it with the default)
+# usage: scripts/fuzz.sh [SECONDS_PER_ENTRY]    (default 10; by hand: CI runs the blind,
+#        time-bounded tests/fuzz/fuzz_soak.cc in its sanitizer build instead, see the README)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-10}

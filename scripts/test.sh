@@ -13,5 +13,8 @@ if [ "${1:-}" = --sanitize ]; then
 fi
 ctest --test-dir "$dir" --output-on-failure -j "$(nproc)"
 if [ "${1:-}" = --sanitize ]; then
+  # Every fuzz entry for a bounded time under ASan+UBSan (tests/fuzz/fuzz_soak.cc); a failing
+  # input is kept in $dir/tests/fuzz-crashes/.
+  "$dir/tests/dossier_fuzz_soak" --seconds "${FUZZ_SECONDS:-5}" --crash-dir "$dir/tests/fuzz-crashes"
   scripts/coverage.sh --build-dir "$dir"
 fi

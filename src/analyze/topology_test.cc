@@ -82,6 +82,17 @@ TEST(Topology, GpusBelowDifferentSwitchesOfATwoLevelSwitchArePxb) {
             (std::vector<std::string>{"0000:07:00.0", "0000:06:00.0", "0000:02:01.0"}));
 }
 
+// Two switches on the path, not three: one GPU behind the lower switch, the other on a port of
+// the top switch itself. Still more than one switch, so PXB (nvidia-smi: "multiple PCIe
+// bridges"), never PIX.
+TEST(Topology, AGpuOnTheTopSwitchAndOneBelowALowerSwitchArePxb) {
+  Machine m = TwoLevelSwitch();
+  AddBridge(&m, "0000:02:02.0", "pci0000:00", "0000:01:00.0", "downstream", 0);
+  AddGpu(&m, "0000:0a:00.0", "pci0000:00", "0000:02:02.0", 0);
+  EXPECT_EQ(TopologyLevel(m, "0000:05:00.0", "0000:0a:00.0"), "PXB");
+  EXPECT_EQ(TopologyLevel(m, "0000:0a:00.0", "0000:08:00.0"), "PXB");
+}
+
 TEST(Topology, WithoutPortTypesEveryBridgeCountsSoOneSwitchLooksPxbNeverPhb) {
   Machine m = OneSwitch();
   for (auto& d : m.pci.devices) d.port_type.Unknown("no PCIe capability");

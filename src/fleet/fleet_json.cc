@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "util/text.h"
+
 namespace dossier::fleet {
 namespace {
 
@@ -65,7 +67,7 @@ nlohmann::json Convert(simdjson::dom::element e) {
 
 }  // namespace
 
-std::optional<nlohmann::json> ParseFleetJson(const std::string& text, size_t* bad_line) {
+std::optional<nlohmann::json> ParseFleetJson(const std::string& text, std::string* problem) {
   // One parser per thread, reused: its buffers grow to the largest file once.
   thread_local simdjson::dom::parser parser;
   simdjson::padded_string padded(text);
@@ -76,9 +78,13 @@ std::optional<nlohmann::json> ParseFleetJson(const std::string& text, size_t* ba
     return nlohmann::json::parse(text);  // it may accept what simdjson did not (deep nesting)
   } catch (const nlohmann::json::parse_error& e) {
     size_t byte = std::min(e.byte, text.size());
-    *bad_line = 1 + std::count(text.begin(), text.begin() + static_cast<long>(byte), '\n');
-    return std::nullopt;
+    size_t line = 1 + std::count(text.begin(), text.begin() + static_cast<long>(byte), '\n');
+    *problem = ":" + std::to_string(line) + ": not valid JSON (truncated or damaged)";
+  } catch (const nlohmann::json::exception& e) {
+    // out_of_range 406: a number past a double's range ("1e309"), which has no position.
+    *problem = ": not valid JSON (" + Printable(e.what(), 120) + ")";
   }
+  return std::nullopt;
 }
 
 }  // namespace dossier::fleet

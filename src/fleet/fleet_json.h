@@ -11,8 +11,9 @@
 
 namespace dossier::fleet {
 
-// nullopt when the text is not JSON, with the line where it breaks in *bad_line (from nlohmann's
-// parser, which re-reads only a damaged file).
-std::optional<nlohmann::json> ParseFleetJson(const std::string& text, size_t* bad_line);
+// nullopt when the text is not JSON, with what is wrong in *problem: ":LINE: ..." where it breaks
+// (from nlohmann's parser, which re-reads only a damaged file), or ": ..." when there is no line
+// to name (a number too large for a double).
+std::optional<nlohmann::json> ParseFleetJson(const std::string& text, std::string* problem);
 
 }  // namespace dossier::fleet

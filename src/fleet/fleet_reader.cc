@@ -56,11 +56,10 @@ class Reader {
 
   // One file's text: a collect record, or collect/report JSON output with machines[].
   void Document(std::string text, const std::string& path) {
-    size_t bad_line = 0;
-    auto parsed = ParseFleetJson(text, &bad_line);
+    std::string problem;
+    auto parsed = ParseFleetJson(text, &problem);
     if (!parsed) {
-      Skip(path + ":" + std::to_string(bad_line) +
-           ": not valid JSON (truncated or damaged); skipped. Collect it again, or remove it.");
+      Skip(path + problem + "; skipped. Collect it again, or remove it.");
       return;
     }
     nlohmann::json doc = std::move(*parsed);

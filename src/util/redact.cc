@@ -162,7 +162,7 @@ std::string RedactNamedValues(std::string_view s) {
     } else {
       while (end < s.size() && !EndsValue(s[end])) ++end;
     }
-    if (end > i && s.substr(i, end - i) != kRedacted) out += kRedacted;
+    if (end > i) out += kRedacted;  // (a value already redacted stays as it was)
     i = end;
   }
   return out;
@@ -295,15 +295,39 @@ std::string RedactEnvValue(std::string_view name, std::string_view value) {
   return RedactCommandLine(value);
 }
 
+namespace {
+
+// A word that ends in a secret key and its ':' ("{\"token\":", "{token:", "X-Api-Key:"): a JSON
+// body or header split into words by a shell, whose value is the next word.
+bool EndsWithSecretKey(std::string_view a) {
+  if (!a.ends_with(':')) return false;
+  a.remove_suffix(1);
+  if (!a.empty() && (a.back() == '"' || a.back() == '\'')) a.remove_suffix(1);
+  size_t k = a.size();
+  while (k > 0 && IsNameChar(a[k - 1])) --k;
+  return k < a.size() && IsSecretName(a.substr(k));
+}
+
+}  // namespace
+
 std::vector<std::string> RedactArgv(const std::vector<std::string>& argv) {
   std::vector<std::string> out;
   out.reserve(argv.size());
   bool next_is_secret = false;
   char open_quote = 0;  // a redacted value opened a quote: the words up to its close are the value
-  for (const auto& a : argv) {
+  // Word i ends a secret key: "{\"token\":", or ":" after "{\"token\"" ({"token" : "X"} split).
+  auto ends_key = [&](size_t i) {
+    return EndsWithSecretKey(argv[i]) ||
+           (argv[i] == ":" && i > 0 && EndsWithSecretKey(argv[i - 1] + ":"));
+  };
+  for (size_t i = 0; i < argv.size(); ++i) {
+    const std::string& a = argv[i];
     if (open_quote) {
       out.push_back(kRedacted);
-      if (a.find(open_quote) != std::string::npos) open_quote = 0;
+      if (a.find(open_quote) != std::string::npos) {
+        open_quote = 0;
+        next_is_secret = ends_key(i);  // the quote closed before a key: its value is next
+      }
       continue;
     }
     if (next_is_secret && !a.starts_with("--") && !IsSecretOption(a)) {
@@ -334,11 +358,17 @@ std::vector<std::string> RedactArgv(const std::vector<std::string>& argv) {
       }
     }
     out.push_back(RedactText(a));
+    next_is_secret = ends_key(i);  // {"token": then its value
   }
   return out;
 }
 
 std::string RedactCommandLine(std::string_view line) {
+  // The forms of free text first, on the line as it came: a word pass that takes a stray quote
+  // in an option's value ("--api-key sk-a\"bc") to run on to the next quote would otherwise
+  // swallow a JSON key ("{\"token\":") and leave its value for no pass to find (fuzz_soak).
+  const std::string text = RedactText(line);
+  line = text;
   std::vector<std::string> words;
   std::vector<std::string> seps;  // seps[k] precedes words[k]; seps.back() trails
   size_t i = 0;

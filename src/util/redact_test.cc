@@ -91,6 +91,37 @@ TEST(Redact, ServerArgvFormsOfTheIssue) {
   EXPECT_EQ(r[12], "/m");
 }
 
+// A JSON body or header split into words by a shell: the key's word, then the value's.
+TEST(Redact, AKeyAndItsValueInTwoWords) {
+  for (const auto& argv : std::vector<std::vector<std::string>>{
+           {"--extra", "{\"token\":", "\"S3CR3T\"}"},
+           {"--extra", "{token:", "S3CR3T}"},  // the shell took the quotes
+           {"curl", "-H", "X-Api-Key:", "S3CR3T"},
+           {"--extra", "{token", ":", "S3CR3T}"},  // {"token" : "X"} with its quotes taken
+           {"--api-key", "sk-a\"bc", "{\"token\":", "\"S3CR3T\"}"}}) {
+    auto r = RedactArgv(argv);
+    for (const auto& a : r) EXPECT_EQ(a.find("S3CR3T"), std::string::npos) << a;
+  }
+  // Look-alikes keep their next word: a key that names no secret, a key without its ':'.
+  EXPECT_EQ(RedactArgv({"--extra", "{\"model\":", "\"m\"}"})[2], "\"m\"}");
+  EXPECT_EQ(RedactArgv({"--tokenizer", "t"})[1], "t");
+}
+
+// A stray quote in an option's value runs the word pass on to the next quote; a JSON pair after
+// it must still lose its value (the line fuzz_soak found, shortened).
+TEST(Redact, AStrayQuoteDoesNotHideALaterPair) {
+  std::string out =
+      RedactCommandLine("serve --api-key sk-a\"bc --x=1 --extra {\"token\": \"S3CR3T\", \"n\": 1}");
+  EXPECT_EQ(out.find("S3CR3T"), std::string::npos) << out;
+  out = RedactCommandLine("serve --api-key sk-a\"bc {\"apiKey\": \"S3CR3T\"} --port 8000");
+  EXPECT_EQ(out.find("S3CR3T"), std::string::npos) << out;
+  EXPECT_NE(out.find("--port 8000"), std::string::npos) << out;
+  // A space before the ':' only: the word pass swallows the key's word and sees no key before
+  // the value's word; only the text pass over the line as it came sees the pair.
+  out = RedactCommandLine("serve --api-key sk-a\"bc {\"token\" :\"S3CR3T\"}");
+  EXPECT_EQ(out.find("S3CR3T"), std::string::npos) << out;
+}
+
 TEST(Redact, EnvironmentValuesCarryingOptionsOrTokens) {
   EXPECT_EQ(RedactEnvValue("VLLM_EXTRA_ARGS", "--api-key S3CR3T --tp 8"),
             "--api-key <redacted> --tp 8");

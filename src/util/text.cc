@@ -109,7 +109,10 @@ std::optional<std::vector<int64_t>> ParseCpuList(std::string_view s) {
     size_t dash = part.find('-');
     auto a = ParseInt(part.substr(0, dash));
     auto b = dash == std::string_view::npos ? a : ParseInt(part.substr(dash + 1));
-    if (!a || !b || *a < 0 || *b < *a || *b - *a > 65536 || out.size() > 1'000'000) {
+    // CPU numbers stop far below 2^20 (the kernel's NR_CPUS is at most 8192); a larger one is
+    // damage, and one at INT64_MAX made the loop below never end (found by fuzz_soak).
+    if (!a || !b || *a < 0 || *b < *a || *b >= (int64_t{1} << 20) || *b - *a > 65536 ||
+        out.size() > 1'000'000) {
       return std::nullopt;
     }
     for (int64_t c = *a; c <= *b; ++c) out.push_back(c);
