@@ -93,6 +93,21 @@ Error Refused(const std::string& bytes) {
   return s.ok() ? Error{} : s.error();
 }
 
+// A prompt whose command names a format but printed nothing (typed twice, or the output was not
+// copied) is no part: an empty part ended the import with a crash once an earlier part had
+// filled the same facts (found by fuzz_soak).
+TEST(ImportSession, ACommandWithoutOutputIsNoPart) {
+  std::string s =
+      "root@pve:~# find /sys/kernel/iommu_groups/ -type l\n"
+      "/sys/kernel/iommu_groups/12/devices/0000:01:00.0\n"
+      "root@pve:~# find /sys/kernel/iommu_groups/ -type l\n"
+      "root@pve:~# cat /proc/cmdline\n";
+  auto r = ImportString(s);
+  EXPECT_EQ(Formats(r), (std::vector<std::string>{"iommu-groups"}));
+  ASSERT_EQ(r.imported.machine.iommu.groups.size(), 1u);
+  EXPECT_EQ(r.imported.machine.iommu.groups[0].id, 12);
+}
+
 TEST(ImportHostile, RefusedWithTheLine) {
   std::string nul = "line one\nline two\nab\0cd\n";
   nul.assign("line one\nline two\nab\0cd\n", 23);

@@ -138,7 +138,9 @@ std::vector<Part> SplitSession(Lines* lines_in, const Importer* forced) {
     }
     const Importer* by_cmd = s.command.empty() ? nullptr : ByCommand(s.command);
     if (by_cmd) {
-      parts.push_back({s.begin, s.end, s.command, by_cmd});
+      // A command that printed nothing is no part: every part has a line (ImportText and the
+      // importers read its first and last).
+      if (!Blank(lines, s.begin, s.end)) parts.push_back({s.begin, s.end, s.command, by_cmd});
       continue;
     }
     // 2. Without a command: cut where another format's output begins.
