@@ -164,9 +164,11 @@ class LoadRun {
     return true;
   }
 
-  bool Due() {
-    return next_ < n_ && static_cast<int64_t>(client_->active()) < cap_ &&
-           (!open_loop_ || start_ + offsets_[static_cast<size_t>(next_)] <= NowNs());
+  // Whether the next request may start at time t: the same reading the request is stamped with,
+  // so none starts after --duration's deadline (the loop's first check can be a batch earlier).
+  bool Due(int64_t t) {
+    return next_ < n_ && t < send_until_ && static_cast<int64_t>(client_->active()) < cap_ &&
+           (!open_loop_ || start_ + offsets_[static_cast<size_t>(next_)] <= t);
   }
 
   // Sends what is due: free slots in the closed loop; arrivals whose time has come in the open
@@ -175,13 +177,15 @@ class LoadRun {
   // that answers to the first must not wait for the last to be sent, or their TTFT would hold
   // the client's own work. Returns when to wake up next.
   int64_t SendDue(int64_t now) {
-    for (int started = 0; started < kStartBatch && Due(); ++started) {
+    for (int started = 0; started < kStartBatch; ++started) {
+      const int64_t t = NowNs();
+      if (!Due(t)) break;
       LoadItem item = items_(next_);
-      Tracker::Slot* slot = tracker_.Begin(next_, NowNs(), std::move(item));
+      Tracker::Slot* slot = tracker_.Begin(next_, t, std::move(item));
       client_->Start(next_, slot, spec_.url, slot->body);
       ++next_;
     }
-    if (Due()) return now;  // more to send: poll without waiting
+    if (Due(NowNs())) return now;  // more to send: poll without waiting
     if (open_loop_ && next_ < n_) return start_ + offsets_[static_cast<size_t>(next_)];
     return INT64_MAX;
   }
