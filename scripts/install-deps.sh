@@ -4,11 +4,13 @@
 set -euo pipefail
 pkgs=(g++ cmake ninja-build pkg-config ccache
       libcli11-dev nlohmann-json3-dev libfmt-dev libpci-dev pci.ids pciutils
-      libcurl4-openssl-dev libtomlplusplus-dev libsimdjson-dev libhttp-parser-dev libmd4c-html0-dev libpugixml-dev
+      libcurl4-openssl-dev libtomlplusplus-dev libsimdjson-dev libhttp-parser-dev libmd4c-html0-dev libmd4c-dev libpugixml-dev
       libgtest-dev libgmock-dev libbenchmark-dev
       clang libclang-rt-14-dev
       chromium prometheus lintian help2man dpkg-dev fakeroot gcovr
       python3-aiohttp python3-numpy python3-yaml)
+# libmd4c-dev: Debian 12's md4c-html.pc requires md4c.pc, but libmd4c-html0-dev does not depend on
+# the package that ships it, so CMake's pkg_check_modules(md4c-html) fails on a fresh machine without it.
 # npm builds the pinned llama.cpp server for serve-bench's integration test; a machine whose Node.js
 # already brings npm (NodeSource's) keeps it, a stock Debian gets Debian's.
 command -v npm >/dev/null || pkgs+=(nodejs npm)
