@@ -71,7 +71,9 @@ git ls-files -co --exclude-standard | while IFS= read -r f; do
   fi
 done
 export CCACHE_BASEDIR=$top/$src
-if [ ! -f "$bld/CMakeCache.txt" ]; then
+# build.ninja, not CMakeCache.txt: a configure that failed (a -dev package missing) leaves the
+# cache behind, and the next run must configure again rather than stop at ninja.
+if [ ! -f "$bld/build.ninja" ]; then
   # Default: one file per compile (no unity batches), so a mutation recompiles one file; -O0:
   # quicker to compile than to run faster.
   flags=(-DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS=-O0)
