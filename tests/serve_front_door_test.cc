@@ -9,7 +9,9 @@
 // each comparison, at the boundary and on both sides of it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -136,6 +138,89 @@ TEST(ServeMetricsFrontDoor, GoodputCountsRequestsMeetingEveryObjective) {
     ASSERT_EQ(m["runs"].size(), 1u);
     EXPECT_EQ(Num(m["runs"][0], "goodput"), 0.0);
   }
+}
+
+// --save-result writes vLLM's result file: one object per run, counts equal to the run's own,
+// and with --save-detailed one entry per request in each array, every answer as the server sent
+// it (kOutLen tokens, kOutLen - 1 gaps, none shorter than the server's settings).
+TEST(ServeMetricsFrontDoor, SaveResultWritesVllmsFileWithPerRequestArrays) {
+  testing::StandinServer server(Settings());
+  ASSERT_TRUE(server.Start());
+  TempDir t;
+  const std::string file = t.path() + "/result.json";
+  for (bool detailed : {false, true}) {
+    SCOPED_TRACE(detailed ? "detailed" : "flat");
+    std::vector<std::string> extra = {"--save-result", file};
+    if (detailed) extra.push_back("--save-detailed");
+    json m = Bench(server, t.path() + "/d", extra);
+    ASSERT_EQ(m["runs"].size(), 1u);
+    std::string text = testing::Slurp(file);
+    ASSERT_FALSE(text.empty());
+    EXPECT_EQ(text.back(), '\n');
+    EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1) << text;  // one line per run
+    json r = json::parse(text, nullptr, false);
+    ASSERT_FALSE(r.is_discarded()) << text;
+    EXPECT_EQ(r["backend"], "openai");
+    EXPECT_EQ(r["model_id"], "standin-model");
+    EXPECT_EQ(r["num_prompts"], kPrompts);
+    EXPECT_EQ(r["max_concurrency"], kConcurrency);
+    EXPECT_EQ(r["request_rate"], "inf");
+    EXPECT_EQ(r["completed"], kPrompts);
+    EXPECT_EQ(r["failed"], 0);
+    EXPECT_EQ(r["total_output_tokens"], kPrompts * kOutLen);
+    EXPECT_EQ(r["total_input_tokens"], kPrompts * kInLen);
+    EXPECT_EQ(r["duration"], m["runs"][0]["duration_s"]);
+    EXPECT_GE(Num(r, "median_ttft_ms"), kTtftMs);
+    EXPECT_EQ(r["mean_ttft_ms"], m["runs"][0]["ttft_ms"]["mean"]);
+    for (const char* k : {"p90_ttft_ms", "p95_tpot_ms", "p99_itl_ms", "std_e2el_ms"}) {
+      EXPECT_TRUE(r[k].is_number()) << k;
+    }
+    if (!detailed) {
+      for (const char* k :
+           {"input_lens", "output_lens", "ttfts", "itls", "latencies", "start_times", "errors"}) {
+        EXPECT_FALSE(r.contains(k)) << k;
+      }
+      continue;
+    }
+    for (const char* k :
+         {"input_lens", "output_lens", "ttfts", "itls", "latencies", "start_times", "errors"}) {
+      ASSERT_TRUE(r[k].is_array()) << k;
+      EXPECT_EQ(r[k].size(), static_cast<size_t>(kPrompts)) << k;
+    }
+    for (int i = 0; i < kPrompts; ++i) {
+      SCOPED_TRACE(i);
+      EXPECT_EQ(r["output_lens"][i], kOutLen);
+      EXPECT_EQ(r["errors"][i], "");
+      // Seconds, as vLLM stores them; never sooner than the server sent.
+      EXPECT_GE(r["ttfts"][i].get<double>(), kTtftMs / 1e3);
+      EXPECT_GE(r["latencies"][i].get<double>(), (kTtftMs + (kOutLen - 1) * kItlMs) / 1e3);
+      ASSERT_EQ(r["itls"][i].size(), static_cast<size_t>(kOutLen - 1));
+      for (const json& gap : r["itls"][i]) EXPECT_GE(gap.get<double>(), 0.0);
+    }
+  }
+
+  // A run that measures nothing (no server there) leaves the earlier file as it was, and no
+  // temporary file beside it.
+  const std::string before = testing::Slurp(file);
+  testing::StandinServer gone(Settings());
+  ASSERT_TRUE(gone.Start());
+  const std::string url = gone.base_url();
+  gone.Stop();
+  auto r = RunDossier({"serve-bench", url, "--model", "m", "--num-prompts", "2", "--no-store",
+                       "--save-result", file, "--save-detailed", "-q"});
+  EXPECT_NE(r.exit_code, 0) << r.out;
+  EXPECT_EQ(testing::Slurp(file), before);
+  size_t entries = 0;
+  for (const auto& e : std::filesystem::directory_iterator(t.path())) {
+    (void)e;
+    ++entries;
+  }
+  EXPECT_EQ(entries, 2u);  // result.json and the dossier d, nothing else
+
+  // --save-detailed alone is a usage error.
+  auto u = RunDossier({"serve-bench", url, "--save-detailed", "--no-store"});
+  EXPECT_EQ(u.exit_code, 2);
+  EXPECT_NE(u.err.find("--save-result"), std::string::npos) << u.err;
 }
 
 // --- targets, as users write them ---------------------------------------------------------------

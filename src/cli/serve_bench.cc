@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cmath>
@@ -394,16 +395,26 @@ int RunServeBench(const std::vector<std::string>& args) {
   }
 
   // The result file is opened before the run: a path that cannot be written is bad input, found
-  // before the server is bothered.
+  // before the server is bothered. It is written under a temporary name beside FILE and renamed
+  // onto FILE only once a request has completed, so a run that fails (a server that is down, an
+  // interruption before any answer) leaves a FILE of an earlier run as it was.
   std::FILE* result_file = nullptr;
+  std::string result_tmp;
   if (!f.save_result.empty()) {
-    result_file = std::fopen(f.save_result.c_str(), "w");
+    result_tmp = f.save_result + ".tmp-" + std::to_string(::getpid());
+    result_file = std::fopen(result_tmp.c_str(), "wx");
     if (!result_file) {
-      std::fprintf(stderr, "dossier serve-bench: --save-result %s: %s\n", f.save_result.c_str(),
-                   std::strerror(errno));
+      std::fprintf(stderr, "dossier serve-bench: --save-result %s: cannot write %s: %s\n",
+                   f.save_result.c_str(), result_tmp.c_str(), std::strerror(errno));
       return kExitUsage;
     }
   }
+  auto drop_result_file = [&] {
+    if (!result_file) return;
+    std::fclose(result_file);
+    std::remove(result_tmp.c_str());
+    result_file = nullptr;
+  };
 
   g_interrupted.store(false);
   SigintScope sigint;
@@ -426,11 +437,8 @@ int RunServeBench(const std::vector<std::string>& args) {
   }
   auto result = serve::RunServeBench(*o, hooks);
   if (!f.quiet && ::isatty(2)) std::fprintf(stderr, "\r\033[K");
-  if (!result && result_file) {
-    std::fclose(result_file);
-    std::remove(f.save_result.c_str());  // no half-written file
-  }
   if (!result) {
+    drop_result_file();
     std::fprintf(stderr, "dossier serve-bench: %s\n", result.error().message.c_str());
     // Options or a dataset that cannot be used are bad input; a server that does not answer is a
     // failed run.
@@ -453,6 +461,16 @@ int RunServeBench(const std::vector<std::string>& args) {
   std::fflush(stdout);
 
   int rc = kExitOk;
+  // A file of runs where no request completed would replace an earlier file with nothing: the
+  // command fails then (exit 1) and FILE is left as it was. Runs that failed beside one that
+  // measured are written, as vLLM writes them.
+  const bool measured =
+      std::any_of(m.runs.begin(), m.runs.end(), [](const ServeRun& r) { return r.completed > 0; });
+  if (result_file && !measured) {
+    drop_result_file();
+    std::fprintf(stderr, "dossier serve-bench: no request completed: %s left as it was\n",
+                 f.save_result.c_str());
+  }
   if (result_file) {
     char date[32] = {};
     std::time_t now = std::time(nullptr);
@@ -472,9 +490,12 @@ int RunServeBench(const std::vector<std::string>& args) {
       std::string line = serve::VllmResultJson(m, r, ctx, detail).dump() + "\n";
       std::fwrite(line.data(), 1, line.size(), result_file);
     }
-    if (std::fclose(result_file) != 0) {
+    const bool written = std::ferror(result_file) == 0;
+    if (std::fclose(result_file) != 0 || !written ||
+        std::rename(result_tmp.c_str(), f.save_result.c_str()) != 0) {
       std::fprintf(stderr, "dossier serve-bench: cannot write %s: %s\n", f.save_result.c_str(),
                    std::strerror(errno));
+      std::remove(result_tmp.c_str());
       rc = kExitFailure;
     } else if (!f.quiet) {
       std::fprintf(stderr, "wrote %s (vLLM's result format)\n", f.save_result.c_str());
