@@ -217,6 +217,14 @@ TEST(ServeMetricsFrontDoor, SaveResultWritesVllmsFileWithPerRequestArrays) {
   }
   EXPECT_EQ(entries, 2u);  // result.json and the dossier d, nothing else
 
+  // A FILE whose directory is not there is bad input, found before the server is asked anything.
+  const int64_t sent = server.tokens_sent();
+  auto bad = RunDossier({"serve-bench", server.base_url(), "--no-store", "-q", "--save-result",
+                         t.path() + "/no-such-dir/result.json"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("no-such-dir"), std::string::npos) << bad.err;
+  EXPECT_EQ(server.tokens_sent(), sent);
+
   // --save-detailed alone is a usage error.
   auto u = RunDossier({"serve-bench", url, "--save-detailed", "--no-store"});
   EXPECT_EQ(u.exit_code, 2);

@@ -4,6 +4,7 @@
 // stored. The API key is read from --api-key, $DOSSIER_API_KEY or $OPENAI_API_KEY and goes only
 // into the Authorization header: never into output, logs or records.
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -372,6 +373,21 @@ bool Store(const Flags& f, const nlohmann::json& doc) {
   return true;
 }
 
+// Why FILE of --save-result cannot be written, or "": its directory must exist and be writable,
+// and FILE must not be a directory. (Root passes access() on any writable file system: the write
+// at the end still says what failed.)
+std::string ResultPathProblem(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  const std::string dir =
+      slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0) return dir + ": " + std::strerror(errno);
+  if (!S_ISDIR(st.st_mode)) return dir + " is not a directory";
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) return dir + ": " + std::strerror(errno);
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return "is a directory";
+  return "";
+}
+
 }  // namespace
 
 int RunServeBench(const std::vector<std::string>& args) {
@@ -394,27 +410,17 @@ int RunServeBench(const std::vector<std::string>& args) {
     return kExitUsage;
   }
 
-  // The result file is opened before the run: a path that cannot be written is bad input, found
-  // before the server is bothered. It is written under a temporary name beside FILE and renamed
-  // onto FILE only once a request has completed, so a run that fails (a server that is down, an
+  // The result file's directory is checked before the run: a path that cannot be written is bad
+  // input, found before the server is bothered. The file itself is written at the end, atomically
+  // and only once a request has completed, so a run that fails (a server that is down, an
   // interruption before any answer) leaves a FILE of an earlier run as it was.
-  std::FILE* result_file = nullptr;
-  std::string result_tmp;
   if (!f.save_result.empty()) {
-    result_tmp = f.save_result + ".tmp-" + std::to_string(::getpid());
-    result_file = std::fopen(result_tmp.c_str(), "wx");
-    if (!result_file) {
-      std::fprintf(stderr, "dossier serve-bench: --save-result %s: cannot write %s: %s\n",
-                   f.save_result.c_str(), result_tmp.c_str(), std::strerror(errno));
+    if (std::string why = ResultPathProblem(f.save_result); !why.empty()) {
+      std::fprintf(stderr, "dossier serve-bench: --save-result %s: %s\n", f.save_result.c_str(),
+                   why.c_str());
       return kExitUsage;
     }
   }
-  auto drop_result_file = [&] {
-    if (!result_file) return;
-    std::fclose(result_file);
-    std::remove(result_tmp.c_str());
-    result_file = nullptr;
-  };
 
   g_interrupted.store(false);
   SigintScope sigint;
@@ -438,7 +444,6 @@ int RunServeBench(const std::vector<std::string>& args) {
   auto result = serve::RunServeBench(*o, hooks);
   if (!f.quiet && ::isatty(2)) std::fprintf(stderr, "\r\033[K");
   if (!result) {
-    drop_result_file();
     std::fprintf(stderr, "dossier serve-bench: %s\n", result.error().message.c_str());
     // Options or a dataset that cannot be used are bad input; a server that does not answer is a
     // failed run.
@@ -466,17 +471,16 @@ int RunServeBench(const std::vector<std::string>& args) {
   // measured are written, as vLLM writes them.
   const bool measured =
       std::any_of(m.runs.begin(), m.runs.end(), [](const ServeRun& r) { return r.completed > 0; });
-  if (result_file && !measured) {
-    drop_result_file();
+  if (!f.save_result.empty() && !measured) {
     std::fprintf(stderr, "dossier serve-bench: no request completed: %s left as it was\n",
                  f.save_result.c_str());
-  }
-  if (result_file) {
+  } else if (!f.save_result.empty()) {
     char date[32] = {};
     std::time_t now = std::time(nullptr);
     std::tm local{};
     localtime_r(&now, &local);
     std::strftime(date, sizeof date, "%Y%m%d-%H%M%S", &local);
+    std::string lines;
     for (size_t i = 0; i < m.runs.size(); ++i) {
       const ServeRun& r = m.runs[i];
       serve::VllmResultContext ctx;
@@ -487,15 +491,10 @@ int RunServeBench(const std::vector<std::string>& args) {
       ctx.burstiness = o->burstiness;
       ctx.goodput_given = o->slo.any();
       const serve::LoadOutcome* detail = i < outcomes.size() ? &outcomes[i] : nullptr;
-      std::string line = serve::VllmResultJson(m, r, ctx, detail).dump() + "\n";
-      std::fwrite(line.data(), 1, line.size(), result_file);
+      lines += serve::VllmResultJson(m, r, ctx, detail).dump() + "\n";
     }
-    const bool written = std::ferror(result_file) == 0;
-    if (std::fclose(result_file) != 0 || !written ||
-        std::rename(result_tmp.c_str(), f.save_result.c_str()) != 0) {
-      std::fprintf(stderr, "dossier serve-bench: cannot write %s: %s\n", f.save_result.c_str(),
-                   std::strerror(errno));
-      std::remove(result_tmp.c_str());
+    if (auto s = WriteFileAtomic(f.save_result, lines, /*replace=*/true); !s) {
+      std::fprintf(stderr, "dossier serve-bench: --save-result: %s\n", s.error().message.c_str());
       rc = kExitFailure;
     } else if (!f.quiet) {
       std::fprintf(stderr, "wrote %s (vLLM's result format)\n", f.save_result.c_str());
