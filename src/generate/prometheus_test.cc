@@ -126,6 +126,44 @@ TEST(Prometheus, FamiliesWithUnitsAndBoundedLabels) {
   EXPECT_EQ(t.find("# HELP dossier_gpu_info"), t.rfind("# HELP dossier_gpu_info"));
 }
 
+TEST(Prometheus, ZeroIsAValueBesideUnknown) {
+  // NUMA node 0, GPU 0, no failed request, IOMMU off, a measured 0 GB/s: each is a sample with
+  // value 0. A NUMA node the kernel does not know is no node sample and affinity 0.
+  Fixture f;
+  Machine& m = f.view.machines[0].machine;
+  m.gpus[0].numa_node = Known<int64_t>(0, "numa_node");
+  m.gpus[1].numa_node.Unknown("no numa_node file", "sysfs");
+  m.iommu.enabled = Known(false, "/sys/class/iommu");
+  ServeRun& r = f.view.machines[0].serve[0].runs[0];
+  r.failed = 0;
+  P2pResult zero = f.view.machines[0].p2p[0].results[0];
+  zero.src = 1;
+  zero.dst = 0;
+  zero.gbps_median = Known(0.0, "measurement");
+  f.view.machines[0].p2p[0].results.push_back(zero);
+  std::string t = MetricsText(f.view, f.analysis);
+  const std::string gpu0 = "{machine=\"glm-guest\",gpu=\"0\",pci_address=\"0000:01:00.0\"}";
+  const std::string gpu1 = "{machine=\"glm-guest\",gpu=\"1\",pci_address=\"0000:02:00.0\"}";
+  EXPECT_TRUE(Has(t, "dossier_gpu_numa_node" + gpu0 + " 0")) << t;
+  EXPECT_TRUE(Has(t, "dossier_gpu_numa_affinity_known" + gpu0 + " 1"));
+  EXPECT_EQ(t.find("dossier_gpu_numa_node" + gpu1), std::string::npos);
+  EXPECT_TRUE(Has(t, "dossier_gpu_numa_affinity_known" + gpu1 + " 0"));
+  EXPECT_TRUE(Has(t,
+                  "dossier_gpu_numa_node{machine=\"glm-guest\",gpu=\"2\","
+                  "pci_address=\"0000:03:00.0\"} -1"));
+  EXPECT_TRUE(
+      Has(t, "dossier_serve_failed_requests{machine=\"glm-guest\",load=\"concurrency=64\"} 0"));
+  EXPECT_TRUE(Has(t, "dossier_iommu_enabled{machine=\"glm-guest\"} 0"));
+  EXPECT_TRUE(Has(t, "dossier_p2p_results{machine=\"glm-guest\",verdict=\"hung\"} 0"));
+  EXPECT_TRUE(Has(t,
+                  "dossier_p2p_bandwidth_bytes_per_second{machine=\"glm-guest\",pair=\"1-0\","
+                  "mode=\"uni-staged\",size_bytes=\"16777216\"} 0"));
+
+  // IOMMU unknown: no sample at all, not 0.
+  m.iommu.enabled.Unknown("no /sys/class/iommu", "sysfs");
+  EXPECT_EQ(MetricsText(f.view, f.analysis).find("dossier_iommu_enabled{"), std::string::npos);
+}
+
 TEST(Prometheus, NothingMeasuredMeansNoMeasurementFamilies) {
   View v = testing::ViewOf({testing::SeedGuest()});
   std::string t = MetricsText(v, Analysis{});

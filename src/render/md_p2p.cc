@@ -71,6 +71,11 @@ std::string EndLabel(int64_t d) {
 bool Usable(const P2pResult& r) {
   return r.verdict == "ok" && r.gbps_median.known();
 }
+// A latency mode's figure is its time per copy: an imported one (nvbandwidth,
+// p2pBandwidthLatencyTest) has no GB/s beside it.
+bool UsableLatency(const P2pResult& r) {
+  return r.verdict == "ok" && r.latency_us.known();
+}
 
 void Verdicts(const P2pMeasurement& m, std::string* out) {
   std::map<std::string, int> count;
@@ -131,7 +136,8 @@ void BySize(const P2pMeasurement& m, const ModeInfo& mode, std::string* out) {
     double lo = 1e300, hi = 0;
     for (const auto* r : rs) {
       g.push_back(*r->gbps_median);
-      us.push_back(r->latency_us.value_or(0));
+      // Unknown is not 0 µs: an imported bandwidth matrix has no time per copy.
+      if (r->latency_us.known()) us.push_back(*r->latency_us);
       if (r->percent_of_limit.known()) pct.push_back(*r->percent_of_limit);
       lo = std::min(lo, r->gbps_min.value_or(*r->gbps_median));
       hi = std::max(hi, r->gbps_max.value_or(*r->gbps_median));
@@ -145,7 +151,7 @@ void BySize(const P2pMeasurement& m, const ModeInfo& mode, std::string* out) {
                                ? "GPUs"
                                : "pairs");
     }
-    t.Row({SizeText(size), gcell, Us(median(us)),
+    t.Row({SizeText(size), gcell, us.empty() ? "unknown" : Us(median(us)),
            pct.empty() ? "unknown" : fmt::format("{:.1f} %", median(pct)),
            Gbps(lo) + "–" + Gbps(hi), std::to_string(rs.size())});
   }
@@ -180,7 +186,7 @@ void PairMatrix(const P2pMeasurement& m, const ModeInfo& mode, uint64_t size,
         continue;
       }
       const P2pResult& r = *it->second;
-      if (Usable(r))
+      if (latency ? UsableLatency(r) : Usable(r))
         row.push_back(latency ? Us(*r.latency_us) : Gbps(*r.gbps_median));
       else if (r.verdict == "corrupted")
         row.push_back("**CORRUPTED**");

@@ -55,5 +55,67 @@ TEST(MdP2p, SeedShapedTableMatrixAndVerdicts) {
   EXPECT_NE(none.find("No p2p measurement"), std::string::npos);
 }
 
+TEST(MdP2p, UnknownTimePerCopyIsUnknownNotZero) {
+  // An imported bandwidth matrix (p2pBandwidthLatencyTest, nvbandwidth) has no time per copy; a
+  // measured 0.0 µs would be a claim. GPU 0 is a GPU like the others.
+  P2pMeasurement m;
+  P2pResult a = PassedPair(0, 1, "uni-p2p", 16 << 20, 41.4, 0);
+  a.latency_us = Fact<double>();
+  P2pResult b = a;
+  b.src = 1;
+  b.dst = 0;
+  m.results = {a, b};
+  std::string out;
+  MdP2pMeasurement(m, 16 << 20, &out);
+  EXPECT_NE(out.find("| 16 MiB | 41.40 (41.40–41.40 over pairs) | unknown |"), std::string::npos)
+      << out;
+  EXPECT_EQ(out.find("| 0.0 |"), std::string::npos) << out;
+  EXPECT_NE(out.find("**uni-p2p** at 16 MiB: 41.40 for all 2 ordered pairs."), std::string::npos)
+      << out;
+
+  // One pair with a time, one without: the median of what is known.
+  m.results[0].latency_us = Known(400.0, "events");
+  std::string half;
+  MdP2pMeasurement(m, 16 << 20, &half);
+  EXPECT_NE(half.find("over pairs) | 400.0 |"), std::string::npos) << half;
+}
+
+TEST(MdP2p, SpreadRunsFromTheLowestMinimumToTheHighestMaximum) {
+  // Three pairs: the lowest minimum and the highest maximum are the middle pair's, so neither the
+  // first nor the last pair's figures give the answer; the median is the middle of three.
+  P2pMeasurement m;
+  m.results = {PassedPair(0, 1, "uni-p2p", 16 << 20, 40.0, 400),
+               PassedPair(1, 0, "uni-p2p", 16 << 20, 30.0, 500),
+               PassedPair(0, 2, "uni-p2p", 16 << 20, 50.0, 300)};
+  m.results[1].gbps_min = Known(10.0, "events");
+  m.results[1].gbps_max = Known(60.0, "events");
+  std::string out;
+  MdP2pMeasurement(m, 16 << 20, &out);
+  EXPECT_NE(
+      out.find("| 16 MiB | 40.00 (30.00–50.00 over pairs) | 400.0 | 63.5 % | 10.00–60.00 | 3 |"),
+      std::string::npos)
+      << out;
+}
+
+TEST(MdP2p, ImportedLatencyWithoutBandwidthShowsItsTimes) {
+  // nvbandwidth's latency tests give µs and no GB/s: the matrix shows the times, not "ok".
+  P2pMeasurement m;
+  for (int s = 0; s < 2; ++s) {
+    P2pResult r;
+    r.src = s;
+    r.dst = 1 - s;
+    r.mode = "latency-p2p";
+    r.size_bytes = 8;
+    r.verdict = "ok";
+    r.latency_us = Known(s == 0 ? 1.18 : 2.54, "nvbandwidth");
+    m.results.push_back(r);
+  }
+  std::string out;
+  MdP2pMeasurement(m, 16 << 20, &out);
+  EXPECT_NE(out.find("| **GPU0** | X | 1.2 |"), std::string::npos) << out;
+  EXPECT_NE(out.find("| **GPU1** | 2.5 | X |"), std::string::npos) << out;
+  EXPECT_EQ(out.find("| ok |"), std::string::npos) << out;
+}
+
 }  // namespace
 }  // namespace dossier
