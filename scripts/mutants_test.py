@@ -115,6 +115,7 @@ class Skipped(unittest.TestCase):
         for p in ("src/import/foo_test.cc", "tests/cli_test.cc", "tests/standins/a.cc", "bench/x_bench.cc"):
             self.assertTrue(M.is_test_file(p), p)
         self.assertFalse(M.is_test_file("src/import/foo.cc"))
+        self.assertFalse(M.is_test_file("src/cli/serve_bench.cc"))  # a command, not a benchmark
 
 
 class Run(unittest.TestCase):

@@ -8,10 +8,11 @@
 #        scripts/mutation-check.sh --check-list  (seconds, no build: is every mutation's text
 #                                                 still in its file? CI runs this one)
 # env:   MUTATION_DIR (default build-mutation: the source copy and its build, kept between runs
-#        so a second run is incremental), JOBS (ninja -j, default 1), TEST_TIMEOUT (s, default 900),
-#        MUTATION_UNITY=ON and MUTATION_FLAGS=release: the build of scripts/build.sh instead (unity
-#        batches, RelWithDebInfo), whose objects ccache already holds after a normal build, where
-#        a first run's cold build matters more than each mutation's rebuild of its batch)
+#        so a second run is incremental; scripts/mutants.py shares it), JOBS (ninja -j, default 1),
+#        TEST_TIMEOUT (s, default 900), MUTATION_UNITY=OFF (one file per compile: a mutation
+#        rebuilds one file, but a cold build parses the heavy headers once per file, about ten
+#        times the work of unity batches on a loaded machine), MUTATION_FLAGS=release (the
+#        RelWithDebInfo flags of scripts/build.sh instead of -O0)
 #
 # Not run by CI on every change (a full run takes tens of minutes on 2 cores); run it before
 # resolving a change to the tests, and after adding a mutation.
@@ -74,11 +75,11 @@ export CCACHE_BASEDIR=$top/$src
 # build.ninja, not CMakeCache.txt: a configure that failed (a -dev package missing) leaves the
 # cache behind, and the next run must configure again rather than stop at ninja.
 if [ ! -f "$bld/build.ninja" ]; then
-  # Default: one file per compile (no unity batches), so a mutation recompiles one file; -O0:
-  # quicker to compile than to run faster.
+  # Default: unity batches (a mutation recompiles its batch of 16; the cold build is a tenth of
+  # one file per compile's, README "Generated mutants"); -O0: quicker to compile than to run faster.
   flags=(-DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS=-O0)
   [ "${MUTATION_FLAGS:-}" = release ] && flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo)
-  cmake -S "$src" -B "$bld" -G Ninja "${flags[@]}" -DDOSSIER_UNITY="${MUTATION_UNITY:-OFF}" \
+  cmake -S "$src" -B "$bld" -G Ninja "${flags[@]}" -DDOSSIER_UNITY="${MUTATION_UNITY:-ON}" \
     -DDOSSIER_BENCH=OFF >/dev/null
 fi
 
