@@ -26,6 +26,7 @@ import os
 import random
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -595,6 +596,8 @@ def main():
     ap.add_argument("--sample", type=int, default=20, help="mutants to run, spread over the files (0: all)")
     ap.add_argument("--seed", type=int, help="seed of the sample (default: random, printed)")
     ap.add_argument("--operators", help="comma-separated subset of: " + ",".join(OPERATORS))
+    ap.add_argument("--pick", help="run only these of the sample, by the numbers a run prints "
+                                   "(1,4,9): the survivors again, after a test was added")
     ap.add_argument("--list", action="store_true", help="print the sampled mutants and stop (no build)")
     ap.add_argument("--diff", action="store_true", help="with --list: each mutant as a diff")
     ap.add_argument("--dir", default=os.environ.get("MUTATION_DIR", "build-mutation"),
@@ -652,13 +655,28 @@ def main():
     sample.sort(key=lambda m: (m.path, m.first, OPERATORS.index(m.op)))
     print(f"mutants: seed {seed}; {total} mutants in {len(files)} file(s), {len(sample)} sampled", file=sys.stderr)
 
+    numbered = list(enumerate(sample, 1))
+    if args.pick:
+        try:
+            keep = {int(x) for x in args.pick.split(",")}
+        except ValueError:
+            ap.error("--pick: numbers separated by commas")
+        numbered = [(n, m) for n, m in numbered if n in keep]
+
     if args.list:
-        for m in sample:
+        for n, m in numbered:
             eq = "  [equivalent]" if m.key() in equivalents else ""
-            print(m.summary() + eq)
+            print(f"[{n}] " + m.summary() + eq)
             if args.diff:
                 print(m.diff(texts[m.path].splitlines(keepends=True)))
         return 0
+
+    # Stopped by SIGTERM or SIGINT (even when started in the background, where SIGINT is
+    # ignored): the mutated file is restored by the finally below before the run ends.
+    def stop(signum, _frame):
+        raise KeyboardInterrupt(f"signal {signum}")
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
 
     run = Runner(args, top)
     run.lock()
@@ -673,7 +691,7 @@ def main():
     stamp = os.path.join(run.work, "mutants-baseline-ok")
     done = set(open(stamp).read().split()[1:]) if os.path.exists(stamp) and \
         open(stamp).read().split()[:1] == [tree] else set()
-    wanted = sorted({label_for(m.path) for m in sample}) if args.labelled_only else ["*"]
+    wanted = sorted({label_for(m.path) for _, m in numbered}) if args.labelled_only else ["*"]
     for label in wanted:
         if label in done or "*" in done:
             continue
@@ -687,7 +705,7 @@ def main():
     print(f"mutants: baseline ready ({time.time() - t0:.0f} s)", file=sys.stderr)
 
     results = []  # (mutant, verdict, detail, seconds)
-    for n, m in enumerate(sample, 1):
+    for n, m in numbered:
         t1 = time.time()
         if m.key() in equivalents:
             results.append((m, "equivalent", "", 0.0))

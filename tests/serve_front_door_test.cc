@@ -17,6 +17,7 @@
 
 #include "front_door.h"
 #include "standins/openai_standin.h"
+#include "util/text.h"
 
 namespace dossier::servefrontdoor {
 namespace {
@@ -54,6 +55,11 @@ json Bench(const testing::StandinServer& s, const std::string& dossier,
   EXPECT_EQ(r.exit_code, 0) << r.err;
   json j = json::parse(r.out, nullptr, false);
   EXPECT_FALSE(j.is_discarded()) << r.out << r.err;
+  // Printed as every command prints --format json (collect, diff, note show): two-space indent,
+  // so outputs of different commands diff and grep alike.
+  if (!j.is_discarded()) {
+    EXPECT_EQ(r.out, j.dump(2) + "\n");
+  }
   return j;
 }
 
@@ -137,6 +143,36 @@ TEST(ServeMetricsFrontDoor, GoodputCountsRequestsMeetingEveryObjective) {
     json m = Bench(server, t.path() + "/d", {"--slo", slo});
     ASSERT_EQ(m["runs"].size(), 1u);
     EXPECT_EQ(Num(m["runs"][0], "goodput"), 0.0);
+  }
+}
+
+// Several runs, no --num-prompts and no --save-detailed: each line of the file says the number of
+// prompts the run really sent (vLLM's default for a concurrency: 4 per slot, at least 8), and no
+// run borrows per-request arrays it does not have.
+TEST(ServeMetricsFrontDoor, SaveResultOfSeveralRunsSaysWhatEachSent) {
+  testing::StandinServer server(Settings());
+  ASSERT_TRUE(server.Start());
+  TempDir t;
+  const std::string file = t.path() + "/result.json";
+  auto r = RunDossier({"serve-bench", server.base_url(), "--concurrency", "1,3", "--input-len",
+                       std::to_string(kInLen), "--output-len", std::to_string(kOutLen),
+                       "--no-store", "--save-result", file, "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string text = testing::Slurp(file);
+  std::vector<json> lines;
+  for (std::string_view l : SplitAny(text, "\n")) {
+    lines.push_back(json::parse(l, nullptr, false));
+    ASSERT_FALSE(lines.back().is_discarded()) << l;
+  }
+  ASSERT_EQ(lines.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    SCOPED_TRACE(i);
+    const int sent = i == 0 ? 8 : 12;
+    EXPECT_EQ(lines[i]["max_concurrency"], i == 0 ? 1 : 3);
+    EXPECT_EQ(lines[i]["num_prompts"], sent);
+    EXPECT_EQ(lines[i]["completed"], sent);
+    EXPECT_FALSE(lines[i].contains("ttfts"));
+    EXPECT_FALSE(lines[i].contains("errors"));
   }
 }
 

@@ -65,6 +65,27 @@ TEST(ImportSession, PromptGluedToTheHeader) {
   EXPECT_EQ(PromptCommand("$5 is the price", &rest), "");
 }
 
+TEST(ImportSession, TheEarlierOfATabAndFourSpacesEndsAGluedCommand) {
+  std::string rest;
+  EXPECT_EQ(PromptCommand("$ nvidia-smi topo -m    GPU0\tGPU1", &rest), "nvidia-smi topo -m");
+  EXPECT_EQ(rest, "GPU0\tGPU1");
+  EXPECT_EQ(PromptCommand("$ nvidia-smi topo -m\tGPU0    GPU1", &rest), "nvidia-smi topo -m");
+  EXPECT_EQ(rest, "GPU0    GPU1");
+}
+
+TEST(ImportSession, APromptLineOf4096CharactersOrMoreIsNotAPrompt) {
+  // The regular expressions are not run on longer lines (a pasted blob): 4095 is the last length
+  // read as a prompt, for both prompt shapes.
+  std::string rest;
+  for (const std::string head : {"user@host:~$ echo ", "$ echo "}) {
+    SCOPED_TRACE(head);
+    std::string line = head + std::string(4095 - head.size(), 'x');
+    EXPECT_EQ(PromptCommand(line, &rest), line.substr(head.size() - 5));
+    line += "x";
+    EXPECT_EQ(PromptCommand(line, &rest), "");
+  }
+}
+
 TEST(ImportSession, AnsiTabsElisionsAndForcedFormat) {
   std::string s =
       "\x1b[1m\x1b[4m\tGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\x1b[0m\n"

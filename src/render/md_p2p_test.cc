@@ -97,6 +97,38 @@ TEST(MdP2p, SpreadRunsFromTheLowestMinimumToTheHighestMaximum) {
       << out;
 }
 
+TEST(MdP2p, GpusOnlyCopiedToAndUnknownAddressesStillShow) {
+  // An interrupted sweep measured GPU0 -> GPU1 and GPU0 -> GPU2 only: GPU1 and GPU2 are columns
+  // though no copy started from them; the ordinal with no address reads '?'.
+  P2pMeasurement m;
+  m.gpu_addresses = {"0000:01:00.0", "", "0000:03:00.0"};
+  m.results = {PassedPair(0, 1, "uni-p2p", 16 << 20, 40.0, 400),
+               PassedPair(0, 2, "uni-p2p", 16 << 20, 45.0, 380)};
+  std::string out;
+  MdP2pMeasurement(m, 16 << 20, &out);
+  EXPECT_NE(out.find("GPUs by CUDA ordinal: GPU0 = `0000:01:00.0`, GPU1 = `?`, GPU2 = "
+                     "`0000:03:00.0`."),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("| from \\ to | GPU0 | GPU1 | GPU2 |"), std::string::npos) << out;
+  EXPECT_NE(out.find("| **GPU0** | X | 40.00 | 45.00 |"), std::string::npos) << out;
+  EXPECT_NE(out.find("| **GPU1** | · | X | · |"), std::string::npos) << out;
+}
+
+TEST(MdP2p, TheReportShowsTheLatestSweep) {
+  MachineView mv;
+  P2pMeasurement old_run, new_run;
+  old_run.time = "2026-12-01T10:00:00Z";
+  old_run.results = {PassedPair(0, 1, "uni-p2p", 16 << 20, 20.0, 800)};
+  new_run.time = "2026-12-02T10:00:00Z";
+  new_run.results = {PassedPair(0, 1, "uni-p2p", 16 << 20, 40.0, 400)};
+  mv.p2p = {old_run, new_run};
+  std::string out;
+  MdP2p(mv, &out);
+  EXPECT_NE(out.find("Measured 2026-12-02T10:00:00Z"), std::string::npos) << out;
+  EXPECT_EQ(out.find("2026-12-01"), std::string::npos) << out;
+}
+
 TEST(MdP2p, ImportedLatencyWithoutBandwidthShowsItsTimes) {
   // nvbandwidth's latency tests give µs and no GB/s: the matrix shows the times, not "ok".
   P2pMeasurement m;
