@@ -582,7 +582,8 @@ class Runner:
         mo = re.search(r"^\s*\d+/\d+ Test\s+#\d+: (\S+) \.+\*{0,3}(Failed|Timeout|Exception|SEGFAULT|Subprocess aborted|\*+Failed|\*+Timeout|\*+Exception)", text, re.M)
         if mo:
             return mo.group(1) + (" (timeout)" if "Timeout" in mo.group(2) else "")
-        mo = re.search(r"^\s*\d+ - (\S+) \((\w+)", text, re.M)
+        # "The following tests FAILED:" lists them so; "did not run" lists skipped ones the same way.
+        mo = re.search(r"^\s*\d+ - (\S+) \((?!Skipped|Not Run)\w+", text, re.M)
         return mo.group(1) if mo else ""
 
 
