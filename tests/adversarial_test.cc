@@ -86,12 +86,17 @@ TEST(Adversarial, InvalidUtf8FromTheTreeArgvAndServersIsEscapedNotFatal) {
   // Boot ids cut to 8 bytes in the report: a multi-byte character straddles byte 8.
   Put(tree + "/proc/sys/kernel/random/boot_id", "a\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9-1\n");
   std::string dossier = t.path() + "/d";
-  CliResult c1 = RunCli("collect --root " + tree + " --machine " + Bytes("m\\377x") +
+  // A machine name given on the command line is checked (#30): refused, shown escaped, exit 2.
+  CliResult c0 = RunCli("collect --root " + tree + " --machine " + Bytes("m\\377x") +
                         " --dossier " + dossier + " --quiet");
+  EXPECT_EQ(c0.code, 2) << c0.out;
+  EXPECT_NE(c0.out.find("m\\xffx"), std::string::npos) << c0.out;
+  // The tree's own hostname is not checked: it is escaped on the way in.
+  Put(tree + "/proc/sys/kernel/hostname", "m\377x\n");
+  CliResult c1 = RunCli("collect --root " + tree + " --dossier " + dossier + " --quiet");
   ASSERT_EQ(c1.code, 0) << c1.out;
   Put(tree + "/proc/sys/kernel/random/boot_id", "b\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9-2\n");
-  CliResult c2 = RunCli("collect --root " + tree + " --machine " + Bytes("m\\377x") +
-                        " --dossier " + dossier + " --quiet");
+  CliResult c2 = RunCli("collect --root " + tree + " --dossier " + dossier + " --quiet");
   ASSERT_EQ(c2.code, 0) << c2.out;
 
   std::string records = AllFiles(dossier + "/records");

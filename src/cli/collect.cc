@@ -43,7 +43,7 @@ int RunCollect(const std::vector<std::string>& args) {
   app.add_option("--root", root, "read the machine under this directory instead of /")
       ->check(NonEmptyPath());
   app.add_option("--machine", opts.machine_name, "name of the machine (default: its hostname)")
-      ->check(NonEmpty());
+      ->check(MachineName());
   app.add_option("--dossier", dossier_dir, "dossier directory to append to")
       ->check(NonEmptyPath())
       ->capture_default_str();

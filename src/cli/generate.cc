@@ -9,6 +9,7 @@
 #include "cli/parse.h"
 #include "generate/generator.h"
 #include "store/dossier_dir.h"
+#include "store/output_file.h"
 #include "view/build_view.h"
 
 namespace dossier::cli {
@@ -74,6 +75,15 @@ int RunGenerate(const std::vector<std::string>& args) {
     // a rename), under the name the collector reads.
     ga.output = textfile_dir + "/dossier.prom";
   }
+  // A target that cannot be written (a directory, a socket, a missing directory) is bad input,
+  // said before anything is generated.
+  if (!ga.output.empty()) {
+    if (std::string why = OutputTargetProblem(ga.output); !why.empty()) {
+      std::fprintf(stderr, "dossier generate %s: --output %s: %s\n", gen->name, ga.output.c_str(),
+                   why.c_str());
+      return kExitUsage;
+    }
+  }
   auto view = LoadView(DossierDir(dossier_dir));
   if (!view) {
     std::fprintf(stderr, "dossier generate %s: %s\n", gen->name, view.error().message.c_str());
@@ -89,9 +99,9 @@ int RunGenerate(const std::vector<std::string>& args) {
   if (ga.output.empty()) {
     std::fwrite(art->text.data(), 1, art->text.size(), stdout);
     std::fflush(stdout);
-  } else if (auto s = WriteFileAtomic(ga.output, art->text, /*replace=*/true); !s) {
+  } else if (auto s = WriteOutputFile(ga.output, art->text); !s) {
     std::fprintf(stderr, "dossier generate %s: %s\n", gen->name, s.error().message.c_str());
-    return kExitFailure;
+    return s.error().kind == Error::kInvalid ? kExitUsage : kExitFailure;
   } else {
     std::fprintf(stderr, "wrote %s\n", ga.output.c_str());
   }

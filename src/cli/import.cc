@@ -53,7 +53,9 @@ int RunImport(const std::vector<std::string>& args) {
   std::string machine, dossier_dir = "dossier", as, format;
   bool quiet = false;
   app.add_option("files", files, "files with pasted outputs ('-' for standard input)")->required();
-  app.add_option("--machine", machine, "the machine the outputs came from")->required();
+  app.add_option("--machine", machine, "the machine the outputs came from")
+      ->required()
+      ->check(MachineName());
   app.add_option("--dossier", dossier_dir, "dossier directory to append to")->capture_default_str();
   app.add_option("--as", as, "read every file as this format (see 'dossier help formats')");
   app.add_option("--format", format, "print the machine as imported (md or json); store nothing")

@@ -269,7 +269,9 @@ const std::vector<NoteSub>& NoteSubs() {
        Target},
       {"machine", "add or update a machine: role, reachability, how to work on it",
        [](CLI::App* s, NoteArgs* a) {
-         s->add_option("name", a->text, "machine name (as collected)")->required();
+         s->add_option("name", a->text, "machine name (as collected)")
+             ->required()
+             ->check(MachineName());
          s->add_option("--role", a->role, "guest | host | bare-metal | client")
              ->check(CLI::IsMember({"guest", "host", "bare-metal", "client"}));
          s->add_option("--reachable", a->reachable, "yes or no")
@@ -279,7 +281,8 @@ const std::vector<NoteSub>& NoteSubs() {
                        "pasted back\")");
          s->add_option("--host,--guest-of", a->guest_of,
                        "for a guest: its host's name (links the two when the guest's SMBIOS "
-                       "UUID could not be read)");
+                       "UUID could not be read)")
+             ->check(MachineName());
          s->add_option("--vm", a->vm,
                        "for a guest: its VM id on the host (Proxmox VMID, libvirt "
                        "domain name)");
@@ -291,7 +294,7 @@ const std::vector<NoteSub>& NoteSubs() {
          s->add_option("value", a->value, "its value (\"disabled\")")->required();
          s->add_option("--status", a->status, "confirmed | unknown | just-changed")
              ->check(CLI::IsMember({"confirmed", "unknown", "just-changed"}));
-         s->add_option("--machine", a->machine, "which machine");
+         s->add_option("--machine", a->machine, "which machine")->check(MachineName());
          s->add_option("--note", a->note, "anything else");
          AddWhen(s, a);
        },
@@ -300,7 +303,7 @@ const std::vector<NoteSub>& NoteSubs() {
        [](CLI::App* s, NoteArgs* a) {
          s->add_option("what", a->text, "what was tried")->required();
          s->add_option("--result", a->result, "what happened");
-         s->add_option("--machine", a->machine, "on which machine");
+         s->add_option("--machine", a->machine, "on which machine")->check(MachineName());
          AddWhen(s, a);
        },
        Tried},
@@ -309,7 +312,7 @@ const std::vector<NoteSub>& NoteSubs() {
          s->add_option("do", a->text, "the step")->required();
          s->add_option("--verify", a->verify, "the command that shows it worked");
          s->add_flag("--blocking", a->blocking, "nothing else can go on until it is done");
-         s->add_option("--machine", a->machine, "on which machine");
+         s->add_option("--machine", a->machine, "on which machine")->check(MachineName());
          s->add_option("--why", a->why, "why");
        },
        Next},
@@ -322,7 +325,7 @@ const std::vector<NoteSub>& NoteSubs() {
       {"file", "list a file that matters",
        [](CLI::App* s, NoteArgs* a) {
          s->add_option("path", a->text, "path on that machine")->required();
-         s->add_option("--machine", a->machine, "which machine");
+         s->add_option("--machine", a->machine, "which machine")->check(MachineName());
          s->add_option("--why", a->why, "what it holds");
        },
        File},

@@ -18,21 +18,10 @@
 #include "probe/probe.h"
 #include "render/markdown.h"
 #include "store/dossier_dir.h"
+#include "util/stop_signals.h"
 
 namespace dossier::cli {
 namespace {
-
-std::atomic<bool> g_stop{false};
-
-// SIGINT, SIGTERM and SIGHUP alike: stop after the copy under way, free the GPUs, store what
-// was measured marked interrupted.
-constexpr int kP2pStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
-
-extern "C" void OnInterrupt(int) {
-  g_stop.store(true);
-  // A second signal is not caught: it ends the process at once.
-  for (int s : kP2pStopSignals) ::signal(s, SIG_DFL);
-}
 
 void Progress(bool quiet, size_t done, size_t total, const P2pResult& r) {
   if (quiet) return;
@@ -91,7 +80,7 @@ int RunP2p(const std::vector<std::string>& args) {
       ->capture_default_str();
   app.add_flag("--no-host", no_host, "skip host<->GPU copies");
   app.add_option("--machine", machine, "machine name for the record (default: the hostname)")
-      ->check(NonEmpty());
+      ->check(MachineName());
   app.add_option("--dossier", dossier_dir, "dossier directory to append to")
       ->check(NonEmptyPath())
       ->capture_default_str();
@@ -122,10 +111,11 @@ int RunP2p(const std::vector<std::string>& args) {
   // The deadline starts now: collecting the machine and opening CUDA count against --timeout.
   const auto deadline =
       p2p::Clock::now() + std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000));
-  struct sigaction sa {};
-  sa.sa_handler = OnInterrupt;
-  ::sigemptyset(&sa.sa_mask);
-  for (int s : kP2pStopSignals) ::sigaction(s, &sa, nullptr);
+  // SIGINT, SIGTERM and SIGHUP alike: stop after the copy under way, free the GPUs, store what
+  // was measured marked interrupted. Held until the function returns: a repeated signal must not
+  // end the process before the record is stored (util/stop_signals.h).
+  StopSignals stop("dossier p2p");
+  std::atomic<bool>& stop_flag = StopSignals::flag();
 
   // The machine model gives link limits (PCI walk, NVML) and NUMA nodes.
   RootFs fs("/");
@@ -167,14 +157,13 @@ int RunP2p(const std::vector<std::string>& args) {
   ro.copy_timeout = std::chrono::milliseconds(static_cast<int64_t>(copy_timeout_s * 1000));
   ro.deadline = deadline;
   P2pMeasurement m =
-      p2p::RunPlan(**engine, model, plan, ro, g_stop,
+      p2p::RunPlan(**engine, model, plan, ro, stop_flag,
                    [quiet](size_t d, size_t t, const P2pResult& r) { Progress(quiet, d, t, r); });
   engine->reset();  // frees GPU and pinned memory before anything is written
   m.time = started;
   m.boot_id = model.boot_id.value_or("");
   m.hostname = model.hostname.value_or("");
-  if (g_stop.load()) m.interrupted = true;
-  for (int s : kP2pStopSignals) ::signal(s, SIG_DFL);
+  if (stop_flag.load()) m.interrupted = true;
 
   int rc = kExitOk;
   for (const auto& r : m.results)

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "util/machine_name.h"
 
 namespace dossier::cli {
 
@@ -29,6 +30,12 @@ inline CLI::Validator NonEmpty() {
         return s.empty() ? std::string("an empty value; leave the flag out for the default") : "";
       },
       "VALUE");
+}
+
+// Machine names that are stored (util/machine_name.h): hostname-like, so no name can carry a line
+// or markup into a generated unit or XML file.
+inline CLI::Validator MachineName() {
+  return CLI::Validator([](std::string& s) { return MachineNameProblem(s); }, "NAME");
 }
 
 // Returns -1 when the command should go on, else the exit code (0 after --help).

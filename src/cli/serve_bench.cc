@@ -24,36 +24,13 @@
 #include "measure/serve/vllm_result.h"
 #include "model/json_io.h"
 #include "store/dossier_dir.h"
+#include "store/output_file.h"
 #include "util/redact.h"
+#include "util/stop_signals.h"
 #include "util/text.h"
 
 namespace dossier::cli {
 namespace {
-
-std::atomic<bool> g_interrupted{false};
-
-void OnSigint(int) {
-  g_interrupted.store(true);
-}
-
-// Ctrl-C, and SIGTERM and SIGHUP alike (a `kill`, a closed terminal, a job scheduler's stop),
-// set the flag once: the runs stop and what was measured is stored, marked interrupted. A
-// second signal kills as usual (SA_RESETHAND). No SA_RESTART, so the event loop's wait returns
-// at once.
-constexpr int kBenchStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
-struct SigintScope {
-  struct sigaction old[3]{};
-  SigintScope() {
-    struct sigaction sa {};
-    sa.sa_handler = OnSigint;
-    sa.sa_flags = SA_RESETHAND;
-    sigemptyset(&sa.sa_mask);
-    for (int i = 0; i < 3; ++i) sigaction(kBenchStopSignals[i], &sa, &old[i]);
-  }
-  ~SigintScope() {
-    for (int i = 0; i < 3; ++i) sigaction(kBenchStopSignals[i], &old[i], nullptr);
-  }
-};
 
 Result<std::vector<int64_t>> ParseLevels(const std::string& text) {
   std::vector<int64_t> out;
@@ -229,7 +206,7 @@ void Declare(CLI::App& app, Flags* f) {
       ->check(NonEmptyPath())
       ->capture_default_str();
   app.add_option("--machine", f->machine, "machine name for the record (default: the hostname)")
-      ->check(NonEmpty());
+      ->check(MachineName());
   app.add_option("--http-client", f->http_client,
                  "auto: native for plain http://, libcurl for https, credentials in the URL or a "
                  "proxy; native; curl")
@@ -373,21 +350,6 @@ bool Store(const Flags& f, const nlohmann::json& doc) {
   return true;
 }
 
-// Why FILE of --save-result cannot be written, or "": its directory must exist and be writable,
-// and FILE must not be a directory. (Root passes access() on any writable file system: the write
-// at the end still says what failed.)
-std::string ResultPathProblem(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  const std::string dir =
-      slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
-  struct stat st {};
-  if (::stat(dir.c_str(), &st) != 0) return dir + ": " + std::strerror(errno);
-  if (!S_ISDIR(st.st_mode)) return dir + " is not a directory";
-  if (::access(dir.c_str(), W_OK | X_OK) != 0) return dir + ": " + std::strerror(errno);
-  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return "is a directory";
-  return "";
-}
-
 }  // namespace
 
 int RunServeBench(const std::vector<std::string>& args) {
@@ -415,17 +377,19 @@ int RunServeBench(const std::vector<std::string>& args) {
   // and only once a request has completed, so a run that fails (a server that is down, an
   // interruption before any answer) leaves a FILE of an earlier run as it was.
   if (!f.save_result.empty()) {
-    if (std::string why = ResultPathProblem(f.save_result); !why.empty()) {
+    if (std::string why = OutputTargetProblem(f.save_result); !why.empty()) {
       std::fprintf(stderr, "dossier serve-bench: --save-result %s: %s\n", f.save_result.c_str(),
                    why.c_str());
       return kExitUsage;
     }
   }
 
-  g_interrupted.store(false);
-  SigintScope sigint;
+  // Ctrl-C, SIGTERM and SIGHUP stop the runs; what was measured is printed and stored, marked
+  // interrupted. Held until the function returns: a repeated signal (timeout and systemd signal
+  // twice) must not end the process before the record is stored (util/stop_signals.h).
+  StopSignals stop("dossier serve-bench");
   serve::BenchHooks hooks;
-  hooks.stop = &g_interrupted;
+  hooks.stop = &StopSignals::flag();
   std::vector<serve::LoadOutcome> outcomes;  // for --save-detailed
   if (f.save_detailed) {
     hooks.on_outcome = [&outcomes](size_t run, const serve::LoadOutcome& outcome) {
@@ -493,7 +457,7 @@ int RunServeBench(const std::vector<std::string>& args) {
       const serve::LoadOutcome* detail = i < outcomes.size() ? &outcomes[i] : nullptr;
       lines += serve::VllmResultJson(m, r, ctx, detail).dump() + "\n";
     }
-    if (auto s = WriteFileAtomic(f.save_result, lines, /*replace=*/true); !s) {
+    if (auto s = WriteOutputFile(f.save_result, lines); !s) {
       std::fprintf(stderr, "dossier serve-bench: --save-result: %s\n", s.error().message.c_str());
       rc = kExitFailure;
     } else if (!f.quiet) {

@@ -30,6 +30,11 @@ void FleetComparer::Add(const NodeFacts& n) {
   Node node;
   node.name = Intern(n.name);
   node.time = Intern(n.time);
+  node.boot = Intern(n.boot_id);
+  node.uuid = Intern(n.uuid);
+  node.file = Intern(n.file);
+  node.collected = n.collected;
+  if (!n.conflict.empty()) conflicts_.push_back({{node.name}, n.conflict});
   auto key = std::make_tuple(n.board, n.gpu_model, n.gpu_count);
   auto [g, fresh] = group_ids_.try_emplace(key, static_cast<Id>(groups_.size()));
   if (fresh) groups_.push_back(key);
@@ -46,9 +51,34 @@ void FleetComparer::Add(const NodeFacts& n) {
   // record holds; ISO 8601 UTC times order as strings.
   if (auto it = node_by_name_.find(node.name); it != node_by_name_.end()) {
     Node& old = nodes_[it->second];
+    // Not the same node at all: two machines collected under one name. Both are kept (the later
+    // under its name and file) and both are reported, never merged into one.
+    const std::string& old_board = std::get<0>(groups_[old.group]);
+    if (DifferentMachines(Str(old.boot), old_board, Str(old.uuid), n.boot_id, n.board, n.uuid)) {
+      auto who = [](const std::string& file, const std::string& board, const std::string& uuid,
+                    const std::string& boot) {
+        return fmt::format("{} ({}{}, boot {})", file, board, uuid.empty() ? "" : ", UUID " + uuid,
+                           boot);
+      };
+      std::string why = fmt::format(
+          "two different machines under the name '{}': {} and {}; both kept. Collect each under "
+          "its own --machine name",
+          n.name, who(Str(old.file), old_board, Str(old.uuid), Str(old.boot)),
+          who(n.file, n.board, n.uuid, n.boot_id));
+      Id first = old.name;
+      node.name = Intern(n.name + " (" + n.file + ")");
+      conflicts_.push_back({{first, node.name}, why});
+      if (!node_by_name_.count(node.name)) {
+        node_by_name_.emplace(node.name, nodes_.size());
+        nodes_.push_back(std::move(node));
+        return;
+      }
+      it = node_by_name_.find(node.name);
+    }
+    Node& same = nodes_[it->second];
     ++replaced_;
-    if (Str(old.time) > n.time) return;
-    old = std::move(node);
+    if (Str(same.time) > n.time) return;
+    same = std::move(node);
     return;
   }
   node_by_name_.emplace(node.name, nodes_.size());
@@ -73,6 +103,17 @@ FleetReport FleetComparer::Finish() const {
   auto flag = [&rep](const std::string& node, std::string why) {
     rep.outliers[node].push_back(std::move(why));
   };
+  for (const auto& [ids, why] : conflicts_) {
+    rep.conflicts.push_back(why);
+    for (Id id : ids) flag(Str(id), why);
+  }
+  for (const auto& node : nodes_) {
+    if (node.collected) continue;
+    rep.not_collected.push_back(Str(node.name));
+    flag(Str(node.name), "never collected: the dossier has only its measurements (" +
+                             Str(node.file) +
+                             "), no facts to compare; run 'dossier collect' on it");
+  }
 
   for (size_t g : order) {
     auto& idx = members[g];

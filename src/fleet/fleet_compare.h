@@ -64,6 +64,11 @@ struct FleetReport {
   // Every node that differs from its group, with why (one line per fact or figure).
   std::map<std::string, std::vector<std::string>> outliers;
   std::vector<std::string> warnings;
+  // Two different machines under one name (fleet_compare.cc: DifferentMachines): each is also
+  // an outlier, so the fleet is not uniform.
+  std::vector<std::string> conflicts;
+  // Nodes known only from measurements (never collected): shown, and not called uniform.
+  std::vector<std::string> not_collected;
   bool uniform() const { return outliers.empty(); }
 };
 
@@ -83,7 +88,9 @@ class FleetComparer {
   using Id = uint32_t;
   struct Node {
     Id name = 0, time = 0, group = 0;
+    Id boot = 0, uuid = 0, file = 0;  // who the machine is (NodeFacts::boot_id, uuid)
     bool live = true;
+    bool collected = true;
     std::vector<std::pair<Id, Id>> attributes;  // (fact, value), sorted by fact
     struct Metric {
       Id name;
@@ -104,6 +111,8 @@ class FleetComparer {
   std::vector<std::tuple<std::string, std::string, int64_t>> groups_;
   size_t files_ = 0, replaced_ = 0;
   std::vector<std::string> warnings_;
+  // (the nodes concerned, why) for each pair of different machines under one name.
+  std::vector<std::pair<std::vector<Id>, std::string>> conflicts_;
 };
 
 }  // namespace dossier::fleet

@@ -16,6 +16,8 @@
 
 #include "analyze/analysis.h"
 #include "fleet/fleet_json.h"
+#include "measure/p2p/record.h"
+#include "measure/serve/serve_records.h"
 #include "model/json_io.h"
 #include "store/dossier_dir.h"
 #include "view/build_view.h"
@@ -37,16 +39,50 @@ class Reader {
       : node_(node), warn_(warn) {}
 
   void Dossier(const std::string& path) {
-    auto view = LoadView(DossierDir(path));
-    if (!view) {
-      warn_(path + ": " + view.error().message + "; skipped");
+    DossierDir dir(path);
+    std::vector<std::string> load_warnings;
+    auto records = dir.Load(&load_warnings);
+    if (!records) {
+      warn_(path + ": " + records.error().message + "; skipped");
       ++counts.skipped;
       return;
     }
-    for (const auto& w : view->warnings) warn_(w);
+    View view = DossierView(dir, *records, std::move(load_warnings));
+    for (const auto& w : view.warnings) warn_(w);
     ++counts.files;
-    Analysis a = Analyze(*view);
-    for (const auto& mv : view->machines) node_(FromMachineView(mv, a.Of(mv).findings));
+    Analysis a = Analyze(view);
+    for (const auto& mv : view.machines) node_(FromMachineView(mv, a.Of(mv).findings));
+    NeverCollected(*records, view);
+  }
+
+  // Machines of the dossier with measurements but no collect (a serve-bench into an empty
+  // dossier): shown as nodes with their figures and no facts, not hidden.
+  void NeverCollected(const std::vector<Record>& records, const View& view) {
+    std::vector<std::string> names;
+    for (const auto& r : records) {
+      if ((r.kind != "p2p" && r.kind != "serve-bench") || r.machine.empty()) continue;
+      if (view.Find(r.machine)) continue;
+      if (std::find(names.begin(), names.end(), r.machine) == names.end())
+        names.push_back(r.machine);
+    }
+    if (names.empty()) return;
+    std::vector<std::string> w;
+    auto serve = serve::ServeMeasurementsByMachine(records, &w);
+    for (const auto& name : names) {
+      MachineView mv;
+      mv.machine.name = name;
+      mv.p2p = p2p::P2pFromRecords(records, name, &w);
+      if (auto it = serve.find(name); it != serve.end()) mv.serve = it->second;
+      for (const auto& r : records)
+        if (r.machine == name) mv.record = {r.file, r.kind, r.time, r.tool};
+      NodeFacts n = FromMachineView(mv, {});
+      n.collected = false;
+      n.board = "not collected";
+      n.gpu_model = "unknown";
+      n.attributes.clear();  // nothing was read: no fact to compare
+      node_(n);
+    }
+    for (auto& s : w) warn_(std::move(s));
   }
 
   void File(const std::string& path) {

@@ -39,6 +39,14 @@ std::string FleetMarkdown(const FleetReport& r) {
              ? "**Uniform**: no node differs from its group.\n\n"
              : fmt::format("**{} node(s) differ from their group** (listed at the end).\n\n",
                            r.outliers.size());
+  if (!r.conflicts.empty()) {
+    out += "## Different machines under one name\n\n";
+    for (const auto& c : r.conflicts) out += "- " + md::Escape(c) + "\n";
+    out += "\n";
+  }
+  if (!r.not_collected.empty())
+    out += "**Never collected** (measurements only, no facts to compare): " +
+           md::Escape(Names(r.not_collected, 20)) + ".\n\n";
   int gi = 0;
   for (const auto& g : r.groups) {
     out += fmt::format("## Group {}: {} with {}x {} ({} node(s))\n\n", ++gi, md::Escape(g.board),
@@ -146,6 +154,8 @@ std::string FleetJson(const FleetReport& r) {
   }
   doc["outliers"] = nlohmann::json::object();
   for (const auto& [node, why] : r.outliers) doc["outliers"][node] = why;
+  doc["conflicts"] = r.conflicts;
+  doc["not_collected"] = r.not_collected;
   doc["warnings"] = r.warnings;
   return doc.dump(2) + "\n";
 }

@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "model/json_io.h"
+#include "util/text.h"
 
 namespace dossier::fleet {
 namespace {
@@ -200,12 +201,40 @@ std::string StrField(const nlohmann::json& j, const char* key, std::string fallb
 
 }  // namespace
 
+bool DifferentMachines(const std::string& boot_a, const std::string& board_a,
+                       const std::string& uuid_a, const std::string& boot_b,
+                       const std::string& board_b, const std::string& uuid_b) {
+  if (boot_a.empty() || boot_b.empty() || boot_a == boot_b) return false;
+  auto known_board = [](const std::string& b) { return !b.empty() && b != "unknown board"; };
+  if (known_board(board_a) && known_board(board_b) && board_a != board_b) return true;
+  return !uuid_a.empty() && !uuid_b.empty() && ToLower(uuid_a) != ToLower(uuid_b);
+}
+
 NodeFacts FromMachineView(const MachineView& mv, const std::vector<Finding>& findings) {
   NodeFacts n;
   n.name = mv.machine.name;
   n.file = mv.record.file;
   n.time = mv.record.time;
   GroupKey(mv.machine, &n);
+  n.boot_id = mv.machine.boot_id.value_or("");
+  n.uuid = mv.machine.dmi.product_uuid.value_or("");
+  // The dossier's previous boot of this name: another machine if its board or UUID differs.
+  if (mv.previous) {
+    const Machine& p = mv.previous->machine;
+    const Machine& now = mv.as_collected ? *mv.as_collected : mv.machine;
+    std::string board_now = Board(now.dmi), board_then = Board(p.dmi);
+    std::string uuid_now = now.dmi.product_uuid.value_or(""),
+                uuid_then = p.dmi.product_uuid.value_or("");
+    if (DifferentMachines(n.boot_id, board_now, uuid_now, mv.previous->boot_id, board_then,
+                          uuid_then))
+      n.conflict = fmt::format(
+          "two different machines collected under the name '{}': {} ({}{}) and {} ({}{}); the "
+          "newer is compared, the older one's facts fill it in. Collect each under its own "
+          "--machine name",
+          n.name, mv.previous->record.file, board_then,
+          uuid_then.empty() ? "" : ", UUID " + uuid_then, mv.record.file, board_now,
+          uuid_now.empty() ? "" : ", UUID " + uuid_now);
+  }
   MachineAttributes(mv.machine, &n);
   P2pMetrics(mv, &n);
   ServeMetrics(mv, &n);

@@ -34,7 +34,21 @@ struct NodeFacts {
   std::vector<std::pair<std::string, std::string>> attributes;
   std::vector<NodeMetric> metrics;
   std::vector<std::string> findings;  // "severity id"
+  // Who the machine is, to tell one machine seen twice from two machines collected under one
+  // name: its boot id, and its SMBIOS UUID (root only); "" when not known. `board` is the other
+  // half of the identity.
+  std::string boot_id, uuid;
+  // Within one dossier: its collects under this name are of two different machines (says which).
+  std::string conflict;
+  // Measured (p2p, serve-bench) but never collected: no facts to compare, only the figures.
+  bool collected = true;
 };
+
+// Whether two records under one name are of two different machines: their boots differ and so
+// do their boards or SMBIOS UUIDs (where both are known). One machine rebooted keeps both.
+bool DifferentMachines(const std::string& boot_a, const std::string& board_a,
+                       const std::string& uuid_a, const std::string& boot_b,
+                       const std::string& board_b, const std::string& uuid_b);
 
 // From a built view's machine and the findings the analysis gave it.
 NodeFacts FromMachineView(const MachineView& mv, const std::vector<Finding>& findings);

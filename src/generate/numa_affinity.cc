@@ -8,10 +8,17 @@
 #include <algorithm>
 
 #include "generate/generator.h"
+#include "generate/quote.h"
 #include "generate/select.h"
 #include "generate/vm_lookup.h"
+#include "util/text.h"
 
 namespace dossier {
+
+using generate::CommentText;
+using generate::ShellWord;
+using generate::SystemdExecArg;
+using generate::ValidPciAddress;
 namespace {
 
 struct GpuNode {
@@ -34,7 +41,7 @@ std::string BindLines(const Machine& guest, const Vm* vm, const std::vector<int6
                                    cpus.empty() ? "CPUS" : cpus, host_nodes[i]);
     if (total > 0 && !host_nodes.empty())
       line += fmt::format(",memory={}", total / static_cast<int64_t>(host_nodes.size()));
-    out += line + ",policy=bind\n";
+    out += CommentText(line + ",policy=bind") + "\n";
   }
   return out;
 }
@@ -58,6 +65,12 @@ Result<Artifact> GenerateNumaAffinity(const GenerateArgs& args, const View& view
   std::vector<int64_t> host_nodes;
   bool assumed = false;
   for (const auto& p : l.gpus) {
+    // The address goes into a command run as root at boot: one outside the kernel's syntax (a
+    // record from elsewhere can hold anything) is skipped, never written.
+    if (!ValidPciAddress(p.guest_address)) {
+      skipped.push_back("'" + p.guest_address + "': not a PCI address (DDDD:BB:DD.F)");
+      continue;
+    }
     if (!p.host_numa_node.known() || *p.host_numa_node < 0) {
       skipped.push_back(p.guest_address + ": host node unknown (" +
                         (p.host_address.empty()
@@ -91,8 +104,14 @@ Result<Artifact> GenerateNumaAffinity(const GenerateArgs& args, const View& view
   std::sort(host_nodes.begin(), host_nodes.end());
 
   std::string t;
-  t += "# dossier-gpu-numa.service: sets the NUMA node of each GPU of the guest '" + g.name +
-       "' to the node of the host GPU behind it (host '" + l.host + "', VM " + l.vm_id + ").\n";
+  // Every value from the dossier in a comment goes through CommentText (a newline in a machine
+  // name would start a [Service] section of its own), in a command through SystemdExecArg and
+  // ShellWord.
+  t += "# " +
+       CommentText("dossier-gpu-numa.service: sets the NUMA node of each GPU of the guest '" +
+                   g.name + "' to the node of the host GPU behind it (host '" + l.host + "', VM " +
+                   l.vm_id + ").") +
+       "\n";
   t += "# A guest kernel sees numa_node -1 for passed-through GPUs; NCCL and the serving engine\n"
        "# then cannot place their threads and buffers near the GPU.\n#\n";
   t += "# This fixes what the kernel tells NCCL and the serving engine, NOT where memory lives:\n"
@@ -104,14 +123,17 @@ Result<Artifact> GenerateNumaAffinity(const GenerateArgs& args, const View& view
   if (bound) {
     t += "# The VM's guest NUMA nodes are bound to host nodes already:\n";
     for (const auto& vn : hs.vm->numa_nodes)
-      t +=
-          fmt::format("#   numa{}: hostnodes={} ({})\n", vn.id, *vn.hostnodes, vn.hostnodes.source);
+      t += "#   " +
+           CommentText(fmt::format("numa{}: hostnodes={} ({})", vn.id, *vn.hostnodes,
+                                   vn.hostnodes.source)) +
+           "\n";
   } else {
     t += "# The VM's guest NUMA nodes are not bound to host nodes" +
-         std::string(hs.vm
+         CommentText(hs.vm
                          ? " (no numaN: hostnodes= in " + hs.vm->config.value_or("its config") + ")"
                          : " (the host's facts do not list VM " + l.vm_id + ")") +
-         ". To place memory too,\n# set in the VM config on the host (qm set " + l.vm_id +
+         ". To place memory too,\n# set in the VM config on the host (qm set " +
+         CommentText(ShellWord(l.vm_id)) +
          " --numa 1 --numa0 … or edit the file), then restart the VM:\n";
     t += BindLines(g, hs.vm, host_nodes);
   }
@@ -130,23 +152,24 @@ Result<Artifact> GenerateNumaAffinity(const GenerateArgs& args, const View& view
     std::string what = fmt::format("{}{} -> host {} (host node {}, {})", p.guest_address,
                                    p.slot.empty() ? "" : " (" + p.slot + ")", p.host_address,
                                    *p.host_numa_node, p.source);
-    t += "# " + what + "\n";
-    t += fmt::format("ExecStart=/bin/sh -c 'echo {} > /sys/bus/pci/devices/{}/numa_node'\n",
-                     pn.guest_node, p.guest_address);
-    script += fmt::format("#   echo {} > /sys/bus/pci/devices/{}/numa_node   # {}\n", pn.guest_node,
-                          p.guest_address, what);
-    check += fmt::format(" {}", p.guest_address);
+    const std::string command =
+        fmt::format("echo {} > {}", pn.guest_node,
+                    ShellWord("/sys/bus/pci/devices/" + p.guest_address + "/numa_node"));
+    t += "# " + CommentText(what) + "\n";
+    t += "ExecStart=/bin/sh -c " + SystemdExecArg(command) + "\n";
+    script += "#   " + CommentText(command + "   # " + what) + "\n";
+    check += " " + ShellWord(p.guest_address);
   }
-  for (const auto& s : skipped) t += "# skipped: " + s + "\n";
+  for (const auto& s : skipped) t += "# skipped: " + CommentText(s) + "\n";
   t += "\n[Install]\nWantedBy=multi-user.target\n\n";
   t += "# The same as a script (for /etc/rc.local or by hand, as root):\n" + script;
   std::string verify = "for d in" + check +
                        "; do echo $d $(cat /sys/bus/pci/devices/$d/numa_node); done   "
                        "# each prints the node above; nvidia-smi topo -m shows it as NUMA Affinity";
-  t += "#\n# Verify after a reboot: " + verify + "\n";
+  t += "#\n# Verify after a reboot: " + CommentText(verify) + "\n";
   Artifact a;
   a.text = std::move(t);
-  a.notes = "Review the unit, then install it on the guest '" + g.name +
+  a.notes = "Review the unit, then install it on the guest '" + Printable(g.name) +
             "' (see the comments at its top). Writing numa_node needs root and marks the kernel "
             "tainted (firmware workaround).";
   a.verify = verify;

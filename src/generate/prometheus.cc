@@ -9,7 +9,7 @@
 #include <set>
 
 #include "generate/generator.h"
-#include "store/dossier_dir.h"
+#include "store/output_file.h"
 
 namespace dossier::prometheus {
 namespace {
@@ -267,7 +267,7 @@ Result<std::string> WriteTextfile(const std::string& dir, const std::string& tex
                            ": not a directory (give node_exporter's "
                            "--collector.textfile.directory)");
   std::string path = dir + "/dossier.prom";
-  if (auto s = WriteFileAtomic(path, text, /*replace=*/true); !s) return s.error();
+  if (auto s = WriteOutputFile(path, text); !s) return s.error();
   return path;
 }
 

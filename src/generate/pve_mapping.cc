@@ -8,22 +8,20 @@
 #include <set>
 
 #include "generate/generator.h"
+#include "generate/quote.h"
 #include "generate/select.h"
 #include "generate/unified_diff.h"
 #include "hypervisor/pci_cfg.h"
 #include "util/text.h"
 
 namespace dossier {
+
+using generate::ShellQuote;
+using generate::ShellWord;
 namespace {
 
 bool IsProxmoxHost(const MachineView& mv) {
   return mv.machine.hypervisor.kind.value_or("") == "proxmox";
-}
-
-std::string ShellQuote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
 }
 
 }  // namespace
@@ -101,7 +99,7 @@ Result<Artifact> GeneratePveMapping(const GenerateArgs& args, const View& view, 
     auto fixed = hypervisor::ParsePciCfg(out, path);
     auto lines = SplitLines(out);
     for (const auto& name : changed_maps) {
-      std::string cmd = "  pvesh set /cluster/mapping/pci/" + name;
+      std::string cmd = "  pvesh set " + ShellWord("/cluster/mapping/pci/" + name);
       for (const auto& pos : fixed.positions) {
         if (fixed.mappings[pos.mapping].name != name) continue;
         std::string_view l = Trim(lines[static_cast<size_t>(pos.line - 1)]);
@@ -124,8 +122,8 @@ Result<Artifact> GeneratePveMapping(const GenerateArgs& args, const View& view, 
     a.verify = "qm start VMID && qm showcmd VMID --pretty | grep vfio-pci";
   } else {
     for (const auto& id : vms)
-      a.verify += (a.verify.empty() ? "" : "; ") + std::string("qm start ") + id +
-                  " && qm showcmd " + id + " --pretty | grep vfio-pci";
+      a.verify += (a.verify.empty() ? "" : "; ") + std::string("qm start ") + ShellWord(id) +
+                  " && qm showcmd " + ShellWord(id) + " --pretty | grep vfio-pci";
     a.verify += "   # the VM starts; each vfio-pci host= is the mapped device";
   }
   return a;

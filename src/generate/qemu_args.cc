@@ -14,10 +14,18 @@
 #include <map>
 
 #include "generate/generator.h"
+#include "generate/quote.h"
 #include "generate/select.h"
 #include "generate/vm_lookup.h"
+#include "util/text.h"
 
 namespace dossier {
+
+using generate::ShellWord;
+using generate::ValidLibvirtAlias;
+using generate::ValidQemuId;
+using generate::XmlEscape;
+using generate::XmlProblem;
 namespace {
 
 constexpr size_t kMaxCliques = 16;  // x-nv-gpudirect-clique takes 0-15 (QEMU hw/vfio/pci-quirks.c)
@@ -50,6 +58,7 @@ Result<Artifact> GenerateQemuArgs(const GenerateArgs& args, const View& view, co
   const MachineLink& l = *picked->link;
   const generate::HostSide& hs = picked->host_side;
   const Machine& host = hs.host->machine;
+  const bool libvirt = host.hypervisor.kind.value_or("") == "libvirt";
   // The guest GPUs whose host GPU is known, by index into l.gpus, in guest order.
   std::vector<size_t> gpus;
   std::vector<std::string> left_out;
@@ -57,6 +66,16 @@ Result<Artifact> GenerateQemuArgs(const GenerateArgs& args, const View& view, co
     const PassthroughGpu& p = l.gpus[i];
     if (p.slot.empty() || p.host_address.empty()) {
       left_out.push_back(p.guest_address + ": its host GPU is not known (" + p.why + ")");
+      continue;
+    }
+    // The id goes into the artifact run as root: one outside its syntax (an alias taken from a
+    // domain XML can hold anything) is left out, never written.
+    if (libvirt ? !ValidLibvirtAlias(p.slot) : !ValidQemuId(p.slot)) {
+      left_out.push_back(p.guest_address + ": its device id '" + Printable(p.slot) +
+                         "' is not a valid " +
+                         (libvirt ? "libvirt alias (a letter, then letters, digits, '-', '_')"
+                                  : "QEMU device id") +
+                         "; left out");
       continue;
     }
     gpus.push_back(i);
@@ -99,12 +118,14 @@ Result<Artifact> GenerateQemuArgs(const GenerateArgs& args, const View& view, co
   std::erase_if(cliques, [](const auto& c) { return c.size() < 2; });
   if (cliques.size() > kMaxCliques) cliques.resize(kMaxCliques);
 
-  const bool libvirt = host.hypervisor.kind.value_or("") == "libvirt";
   // (device id, clique number) of every GPU in a clique. libvirt's id is the device alias.
   std::vector<std::pair<std::string, size_t>> sets;
   for (size_t c = 0; c < cliques.size(); ++c)
-    for (size_t i : cliques[c])
-      sets.push_back({libvirt ? l.gpus[i].slot : DeviceId(l.gpus[i], hs.vm, host), c});
+    for (size_t i : cliques[c]) {
+      std::string id = libvirt ? l.gpus[i].slot : DeviceId(l.gpus[i], hs.vm, host);
+      if (!ValidQemuId(id)) continue;  // checked above; the ".0" of a whole device keeps it valid
+      sets.push_back({id, c});
+    }
   std::string why_pairs;
   for (const auto& [why, pairs] : pair_notes) {
     std::string list;
@@ -133,8 +154,9 @@ Result<Artifact> GenerateQemuArgs(const GenerateArgs& args, const View& view, co
       !(hs.vm && hs.vm->qemu_json_devices.known() && !*hs.vm->qemu_json_devices);
   std::string commandline = "<qemu:commandline>\n";
   for (const auto& [id, c] : sets)
-    commandline += "  <qemu:arg value='-set'/>\n  <qemu:arg value='device." + id +
-                   ".x-nv-gpudirect-clique=" + std::to_string(c) + "'/>\n";
+    commandline += "  <qemu:arg value='-set'/>\n  <qemu:arg value='" +
+                   XmlEscape("device." + id + ".x-nv-gpudirect-clique=" + std::to_string(c)) +
+                   "'/>\n";
   commandline += "</qemu:commandline>\n";
   const std::string ns =
       "<!-- inside <domain>, with xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0' on "
@@ -142,7 +164,7 @@ Result<Artifact> GenerateQemuArgs(const GenerateArgs& args, const View& view, co
   if (libvirt && json_devices) {
     a.text = ns + "<qemu:override>\n";
     for (const auto& [id, c] : sets)
-      a.text += "  <qemu:device alias='" + id +
+      a.text += "  <qemu:device alias='" + XmlEscape(id) +
                 "'>\n    <qemu:frontend>\n      <qemu:property name='x-nv-gpudirect-clique' "
                 "type='unsigned' value='" +
                 std::to_string(c) + "'/>\n    </qemu:frontend>\n  </qemu:device>\n";
@@ -150,10 +172,20 @@ Result<Artifact> GenerateQemuArgs(const GenerateArgs& args, const View& view, co
   } else if (libvirt) {
     a.text = ns + commandline;
   } else {
+    // Proxmox splits args: like a shell (PVE::Tools::split_args): each word quoted for one.
     a.text = "args:";
     for (const auto& [id, c] : sets)
-      a.text += " -set device." + id + ".x-nv-gpudirect-clique=" + std::to_string(c);
+      a.text +=
+          " -set " + ShellWord("device." + id + ".x-nv-gpudirect-clique=" + std::to_string(c));
     a.text += "\n";
+  }
+  if (libvirt) {
+    // Built as text for its layout; proved well-formed inside the <domain> it is pasted into.
+    std::string domain =
+        "<domain xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'>\n" + a.text + "</domain>";
+    if (std::string why = XmlProblem(domain); !why.empty())
+      return Error{Error::kOther, "the generated block is not well-formed XML (" + why +
+                                      "): a bug in dossier, please report it"};
   }
   std::string how;
   if (libvirt) {
@@ -166,7 +198,7 @@ Result<Artifact> GenerateQemuArgs(const GenerateArgs& args, const View& view, co
                   "), which `-set device.…` does not reach"
             : "its running QEMU got -device as key=value (" + hs.vm->qemu_json_devices.source +
                   "), so the -set form works";
-    how = "libvirt: put the block in the domain with `virsh edit " + l.vm_id +
+    how = "libvirt: put the block in the domain with `virsh edit " + ShellWord(l.vm_id) +
           "` (declare the qemu namespace on <domain>), then shut the domain down and start it "
           "(a reboot from inside keeps the old QEMU). The form follows what was seen: " +
           seen + ".";
@@ -174,8 +206,8 @@ Result<Artifact> GenerateQemuArgs(const GenerateArgs& args, const View& view, co
     if (!hs.vm || !hs.vm->qemu_json_devices.known())
       how += " For a libvirt older than 8.2 (QEMU < 6.2), the -set form instead:\n" + commandline;
   } else {
-    how = "Proxmox: add the line to /etc/pve/qemu-server/" + l.vm_id +
-          ".conf (merge it with an args: line already there), then stop and start the VM (a "
+    how = "Proxmox: add the line to " + ShellWord("/etc/pve/qemu-server/" + l.vm_id + ".conf") +
+          " (merge it with an args: line already there), then stop and start the VM (a "
           "reboot from inside keeps the old QEMU).";
   }
   a.notes = fmt::format(
@@ -184,11 +216,11 @@ Result<Artifact> GenerateQemuArgs(const GenerateArgs& args, const View& view, co
       "speed: dossier p2p.",
       cliques.size(), l.vm_id, l.host, libvirt ? "libvirt" : "Proxmox", why_pairs, how);
   a.verify = libvirt
-                 ? "virsh dumpxml " + l.vm_id +
+                 ? "virsh dumpxml " + ShellWord(l.vm_id) +
                        " | grep -B2 -A2 gpudirect; on the host: pgrep -af qemu-system | grep -o "
                        "'x-nv-gpudirect-clique[^,}]*'; in the guest: nvidia-smi topo -p2p r; "
                        "dossier p2p"
-                 : "qm showcmd " + l.vm_id +
+                 : "qm showcmd " + ShellWord(l.vm_id) +
                        " | grep -o 'x-nv-gpudirect-clique=[0-9]*'; in the guest: nvidia-smi "
                        "topo -p2p r; dossier p2p";
   return a;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -11,6 +12,7 @@
 #include "analyze/cross_checks.h"
 #include "fleet/fleet_compare.h"
 #include "fleet/fleet_reader.h"
+#include "generate/generator.h"
 #include "hypervisor/libvirt_domain.h"
 #include "hypervisor/pci_cfg.h"
 #include "hypervisor/qemu_cmdline.h"
@@ -52,6 +54,8 @@
 #include "probe/pci_problems.h"
 #include "probe/python_envs.h"
 #include "probe/server_cmdline.h"
+#include "tests/artifact_checks.h"
+#include "tests/generator_views.h"
 
 namespace dossier::fuzz {
 namespace {
@@ -459,6 +463,114 @@ void NcclTopoXml(const uint8_t* d, size_t n) {
   if (c.problems.size() != c.sources.size()) abort();
 }
 
+// #30/#29: the generators with fuzzed facts. Every string a generator copies into an artifact
+// (machine names, VM id, device ids, PCI addresses, attribute values, paths) is a field of the
+// input (fields separated by 0x1e); each artifact is read back by its consumer's rules
+// (tests/artifact_checks.h) and must hold only what the generator means to write: a unit with its
+// own sections and keys and /bin/sh -c commands, a libvirt block of qemu:device or -set pairs,
+// an NCCL file of <system>/<cpu>/<pci>, an args: line of -set words with no shell syntax.
+void Generators(const uint8_t* d, size_t n) {
+  std::vector<std::string> f;
+  for (auto w : Split(View(d, n), '\x1e')) f.emplace_back(w);
+  auto field = [&](size_t i, const std::string& def) { return i < f.size() ? f[i] : def; };
+  testing::GeneratorFields g;
+  g.guest = field(0, g.guest);
+  g.host = field(1, g.host);
+  g.vm_id = field(2, g.vm_id);
+  for (size_t i = 0; i < 4; ++i) g.slots[i] = field(3 + i, g.slots[i]);
+  for (size_t i = 0; i < 4; ++i) g.guest_addresses[i] = field(7 + i, g.guest_addresses[i]);
+  g.class_id = field(11, g.class_id);
+  g.vendor_id = field(12, g.vendor_id);
+  g.cpu_vendor = field(13, g.cpu_vendor);
+  g.vm_config = field(14, g.vm_config);
+  g.source = field(15, g.source);
+  const std::string output = field(16, "");
+  const unsigned char mode = n ? d[0] : 0;
+  g.libvirt = mode & 1;
+  g.json_devices = mode & 2;
+  dossier::View v = testing::GeneratorView(g);
+  GenerateArgs a;
+  a.output = output;
+  if (auto r = GenerateNumaAffinity(a, v, Analysis{}); r) {
+    std::vector<std::string> commands;
+    if (!testing::UnitProblem(r->text, &commands).empty()) abort();
+    for (const auto& c : commands) {  // echo N > /sys/bus/pci/devices/ADDR/numa_node
+      std::string problem;
+      auto w = testing::ShellWords(c, &problem);
+      if (w.size() != 4 || w[0] != "echo" || w[2] != ">" || !w[3].starts_with("/sys/bus/pci/"))
+        abort();
+    }
+  }
+  if (auto r = GenerateNcclTopo(a, v, Analysis{}); r) {
+    if (!testing::NcclTopoProblem(r->text).empty()) abort();
+  }
+  if (auto r = GenerateQemuArgs(a, v, Analysis{}); r) {
+    if (g.libvirt) {
+      if (!testing::LibvirtBlockProblem(r->text, nullptr).empty()) abort();
+    } else {
+      if (!r->text.starts_with("args:") || r->text.find('\n') != r->text.size() - 1) abort();
+      std::string problem;
+      auto w =
+          testing::ShellWords(std::string_view(r->text).substr(5, r->text.size() - 6), &problem);
+      if (!problem.empty() || w.size() % 2) abort();
+      for (size_t i = 0; i < w.size(); i += 2)
+        if (w[i] != "-set" || !w[i + 1].starts_with("device.")) abort();
+    }
+  }
+}
+
+// pve-mapping rewrites only iommugroup values: a fuzzed pci.cfg whose every entry is stale (its
+// group now one more) comes back with the same mappings, the same entries and every other
+// field the same, read by the project's own parser.
+void PveMappingRoundTrip(const uint8_t* d, size_t n) {
+  const std::string text(View(d, n));
+  auto before = hypervisor::ParsePciCfg(text, "pci.cfg");
+  MachineView host;
+  host.machine.name = "pve";
+  HypervisorInfo& hv = host.machine.hypervisor;
+  hv.kind.Set("proxmox", "fuzz");
+  hv.node.Set("pve", "fuzz");
+  hv.pci_cfg.Set(text, "/etc/pve/mapping/pci.cfg");
+  hv.pci_mappings = before.mappings;
+  for (auto& m : hv.pci_mappings)
+    for (auto& e : m.entries) {
+      e.status.Set("stale", "fuzz");
+      if (e.iommugroup.known() && *e.iommugroup < (int64_t{1} << 40))
+        e.iommu_group_now.Set(*e.iommugroup + 1, "fuzz");
+    }
+  dossier::View v;
+  v.machines = {host};
+  GenerateArgs a;
+  auto r = GeneratePveMapping(a, v, Analysis{});
+  if (!r) return;
+  auto after = hypervisor::ParsePciCfg(r->text, "pci.cfg");
+  if (after.mappings.size() != before.mappings.size()) abort();
+  for (size_t i = 0; i < before.mappings.size(); ++i) {
+    const auto &x = before.mappings[i], &y = after.mappings[i];
+    if (x.name != y.name || x.entries.size() != y.entries.size()) abort();
+    for (size_t j = 0; j < x.entries.size(); ++j) {
+      const auto &e = x.entries[j], &o = y.entries[j];
+      if (e.path.value_or("") != o.path.value_or("") || e.id.value_or("") != o.id.value_or("") ||
+          e.subsystem_id.value_or("") != o.subsystem_id.value_or("") ||
+          e.node.value_or("") != o.node.value_or(""))
+        abort();
+    }
+  }
+  // Each group value the generator found (a unique mapping name: it looks entries up by name)
+  // is the new one.
+  std::map<std::string, int> names;
+  for (const auto& m : before.mappings) ++names[m.name];
+  for (const auto& pos : before.positions) {
+    const auto& e = hv.pci_mappings[pos.mapping].entries[pos.entry];
+    if (names[before.mappings[pos.mapping].name] != 1 || !e.iommu_group_now.known() ||
+        pos.group_offset == std::string::npos)
+      continue;
+    if (after.mappings[pos.mapping].entries[pos.entry].iommugroup.value_or(-1) !=
+        *e.iommu_group_now)
+      abort();
+  }
+}
+
 }  // namespace
 
 const std::vector<FuzzEntry>& FuzzEntries() {
@@ -511,6 +623,8 @@ const std::vector<FuzzEntry>& FuzzEntries() {
       {"libvirt-domain", LibvirtDomain},
       {"nccl-topo", NcclTopoXml},  // #14
       {"record-header", RecordHeaderSame},  // #12
+      {"generators", Generators},  // #30
+      {"pve-mapping-roundtrip", PveMappingRoundTrip},  // #29
       // clang-format on
   };
   return kEntries;
