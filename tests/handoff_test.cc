@@ -25,7 +25,7 @@ using testing::RunCli;
 using testing::TempDir;
 
 // Runs `dossier ARGS --dossier D`, expecting exit 0.
-std::string Ok(const std::string& args, const std::string& d) {
+std::string HandoffOk(const std::string& args, const std::string& d) {
   auto r = RunCli(args + " --dossier " + d);
   EXPECT_EQ(r.code, 0) << args << "\n" << r.out;
   return r.out;
@@ -34,23 +34,23 @@ std::string Ok(const std::string& args, const std::string& d) {
 // The seed story's host before and after the ACS change, its guest, and the notes as a person
 // types them.
 void SeedStory(const std::string& d) {
-  Ok("collect -q --machine pve-host --root " + FixtureTree("seed-host-before-acs"), d);
-  Ok("collect -q --machine pve-host --root " + FixtureTree("seed-host"), d);
-  Ok("collect -q --machine guest --root " + FixtureTree("seed-guest"), d);
-  Ok("note goal 'Serve GLM-5-NVFP4 with SGLang on 8x RTX PRO 6000 Blackwell'", d);
-  Ok("note target 'total_tokens_per_s >= 1000 at concurrency 64'", d);
-  Ok("note target 'single_stream_tokens_per_s >= 100'", d);
-  Ok("note machine pve-host --role host --reachable no --instructions 'pasted back'", d);
-  Ok("note machine guest --role guest --reachable yes --guest-of pve-host", d);
-  Ok("note fact ACS disabled --status just-changed --machine pve-host", d);
-  Ok("note fact IOMMU enabled --status unknown --machine pve-host", d);
-  Ok("note tried 'Disabled ACS in the host BIOS' --machine pve-host --result 'IOMMU groups "
+  HandoffOk("collect -q --machine pve-host --root " + FixtureTree("seed-host-before-acs"), d);
+  HandoffOk("collect -q --machine pve-host --root " + FixtureTree("seed-host"), d);
+  HandoffOk("collect -q --machine guest --root " + FixtureTree("seed-guest"), d);
+  HandoffOk("note goal 'Serve GLM-5-NVFP4 with SGLang on 8x RTX PRO 6000 Blackwell'", d);
+  HandoffOk("note target 'total_tokens_per_s >= 1000 at concurrency 64'", d);
+  HandoffOk("note target 'single_stream_tokens_per_s >= 100'", d);
+  HandoffOk("note machine pve-host --role host --reachable no --instructions 'pasted back'", d);
+  HandoffOk("note machine guest --role guest --reachable yes --guest-of pve-host", d);
+  HandoffOk("note fact ACS disabled --status just-changed --machine pve-host", d);
+  HandoffOk("note fact IOMMU enabled --status unknown --machine pve-host", d);
+  HandoffOk("note tried 'Disabled ACS in the host BIOS' --machine pve-host --result 'IOMMU groups "
      "renumbered, not merged; P2P still NS'",
      d);
-  Ok("note next 'Update /etc/pve/mapping/pci.cfg with the new IOMMU group numbers' --verify "
+  HandoffOk("note next 'Update /etc/pve/mapping/pci.cfg with the new IOMMU group numbers' --verify "
      "'qm start 100' --blocking --machine pve-host",
      d);
-  Ok("note next 'Launch SGLang with NCCL_TOPO_FILE set and benchmark' --verify 'dossier "
+  HandoffOk("note next 'Launch SGLang with NCCL_TOPO_FILE set and benchmark' --verify 'dossier "
      "serve-bench http://localhost:30000 --concurrency 1,64' --machine guest",
      d);
 }
@@ -66,7 +66,7 @@ TEST(Handoff, SummaryComesFirstAndSaysWhatBlocks) {
   TempDir t;
   const std::string d = t.path() + "/dossier";
   SeedStory(d);
-  std::string md = Ok("report", d);
+  std::string md = HandoffOk("report", d);
   size_t summary = md.find("## Summary"), goal = md.find("## Goal"),
          disc = md.find("## Discoveries");
   ASSERT_NE(summary, std::string::npos) << md.substr(0, 2000);
@@ -87,7 +87,7 @@ TEST(Handoff, SummaryComesFirstAndSaysWhatBlocks) {
   EXPECT_NE(s.find("tried: Disabled ACS", known), std::string::npos) << s;
 
   // The same step from the note and the finding is one step; the host's steps are the host's.
-  json j = json::parse(Ok("report --format json", d));
+  json j = json::parse(HandoffOk("report --format json", d));
   int pci_cfg = 0;
   for (const auto& st : j["next_steps"]) {
     std::string text = st["do"].get<std::string>() + st["verify"].get<std::string>();
@@ -121,7 +121,7 @@ TEST(Handoff, SummaryComesFirstAndSaysWhatBlocks) {
 }
 
 std::string RecordStale(const std::string& d, const std::string& machine) {
-  json j = json::parse(Ok("report --format json", d));
+  json j = json::parse(HandoffOk("report --format json", d));
   for (const auto& m : j["machines"])
     if (m["name"] == machine) return m["record"]["stale"];
   ADD_FAILURE() << "no machine " << machine;
@@ -131,19 +131,19 @@ std::string RecordStale(const std::string& d, const std::string& machine) {
 TEST(Handoff, ChangeRebootCollectNoteLeavesTheNewCollectCurrent) {
   TempDir t;
   const std::string d = t.path() + "/dossier";
-  Ok("collect -q --machine pve-host --root " + FixtureTree("seed-host-before-acs"), d);
-  Ok("collect -q --machine pve-host --root " + FixtureTree("seed-host"), d);  // after the reboot
-  Ok("note fact ACS disabled --status just-changed --machine pve-host", d);
+  HandoffOk("collect -q --machine pve-host --root " + FixtureTree("seed-host-before-acs"), d);
+  HandoffOk("collect -q --machine pve-host --root " + FixtureTree("seed-host"), d);  // after the reboot
+  HandoffOk("note fact ACS disabled --status just-changed --machine pve-host", d);
   EXPECT_EQ(RecordStale(d, "pve-host"), "");
-  EXPECT_EQ(std::string::npos, Ok("report", d).find("(stale:")) << "nothing here is stale";
+  EXPECT_EQ(std::string::npos, HandoffOk("report", d).find("(stale:")) << "nothing here is stale";
 
   // Dated after the collect (an ISO time; `now` is the same second as the collect here, so a
   // time well after it): the collect is stale.
-  Ok("note fact ACS disabled --status just-changed --machine pve-host --when now", d);
-  Ok("note fact ACS disabled --status just-changed --machine pve-host --when 2099-01-01T00:00Z", d);
+  HandoffOk("note fact ACS disabled --status just-changed --machine pve-host --when now", d);
+  HandoffOk("note fact ACS disabled --status just-changed --machine pve-host --when 2099-01-01T00:00Z", d);
   EXPECT_NE(RecordStale(d, "pve-host"), "");
   // Dated before collect 2 (the newest): current again.
-  Ok("note fact ACS disabled --status just-changed --machine pve-host --when 'before-collect 2'",
+  HandoffOk("note fact ACS disabled --status just-changed --machine pve-host --when 'before-collect 2'",
      d);
   EXPECT_EQ(RecordStale(d, "pve-host"), "");
   // A bad --when is an error that says what is expected, and changes nothing.
@@ -153,13 +153,13 @@ TEST(Handoff, ChangeRebootCollectNoteLeavesTheNewCollectCurrent) {
   auto no_such = RunCli("note tried x --when 'before-collect 9' --dossier " + d);
   EXPECT_EQ(no_such.code, 2) << no_such.out;
   EXPECT_NE(no_such.out.find("no record 9"), std::string::npos) << no_such.out;
-  EXPECT_NE(Ok("note show", d).find("ACS = disabled"), std::string::npos);
+  EXPECT_NE(HandoffOk("note show", d).find("ACS = disabled"), std::string::npos);
 }
 
 TEST(Handoff, MeasurementOnThisMachineDoesNotAgeACapturedTree) {
   TempDir t;
   const std::string d = t.path() + "/dossier";
-  Ok("collect -q --machine guest --root " + FixtureTree("seed-guest"), d);
+  HandoffOk("collect -q --machine guest --root " + FixtureTree("seed-guest"), d);
   std::string cmd = "DOSSIER_STANDIN=seed-guest " + std::string(DOSSIER_BINARY) +
                     " p2p -q --machine guest --pairs 0-1 --sizes 12K --cuda-lib " +
                     testing::CudaStandin() + " --dossier " + d + " 2>&1";
@@ -167,7 +167,7 @@ TEST(Handoff, MeasurementOnThisMachineDoesNotAgeACapturedTree) {
   // The p2p ran on this machine (its boot id), the collect is of a captured tree: another
   // machine's boot, not a reboot.
   EXPECT_EQ(RecordStale(d, "guest"), "");
-  json j = json::parse(Ok("report --format json", d));
+  json j = json::parse(HandoffOk("report --format json", d));
   for (const auto& m : j["machines"])
     for (const auto& p : m["measurement_summary"]["p2p"]) EXPECT_EQ(p["stale"], "") << p;
 }
@@ -229,7 +229,7 @@ TEST(HandoffHtml, OpensInChromiumWithSummaryAndPictures) {
                     " p2p -q --machine guest --pairs 0-1,1-0 --sizes 4K,64K,1M,16M --cuda-lib " +
                     testing::CudaStandin() + " --dossier " + d + " >/dev/null 2>&1";
   ASSERT_EQ(Sh(cmd), 0) << cmd;
-  std::string html = Ok("report --format html", d);
+  std::string html = HandoffOk("report --format html", d);
   ASSERT_NE(html.find("<!DOCTYPE html>"), std::string::npos);
   // Self-contained: nothing to fetch.
   for (const char* ext : {"src=\"http", "href=\"http", "<script", "@import", "url("})
