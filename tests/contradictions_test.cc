@@ -38,9 +38,12 @@ void CxOk(const std::string& args) {
 }
 
 json CxReport(const std::string& d) {
-  auto r = RunCli("report --format json --dossier " + d + " 2>/dev/null");
+  auto r = RunCli("report --format json --dossier " + d);
   EXPECT_EQ(r.code, 0) << r.out;
-  return json::parse(r.out, nullptr, false);
+  // RunCli gives stdout and stderr together: the document is from its first '{' to its last '}'.
+  size_t a = r.out.find('{'), b = r.out.rfind('}');
+  if (a == std::string::npos || b == std::string::npos) return json();
+  return json::parse(r.out.substr(a, b - a + 1), nullptr, false);
 }
 
 struct Statement {
@@ -165,7 +168,7 @@ TEST(OneVerdict, GuestHostPairsSeedStoryAndImportedHost) {
     TempDir t;
     const std::string d = t.path() + "/d";
     CxOk("collect -q --machine pve-host --dossier " + d + " --root " +
-       FixtureTree("seed-host-before-acs"));
+         FixtureTree("seed-host-before-acs"));
     CxOk("collect -q --machine pve-host --dossier " + d + " --root " + FixtureTree("seed-host"));
     CxOk("collect -q --machine guest --dossier " + d + " --root " + FixtureTree("seed-guest"));
     fs::copy_file(CxSrc("tests/fixtures/notes/seed-story.toml"), d + "/notes.toml");
@@ -182,7 +185,7 @@ TEST(OneVerdict, GuestHostPairsSeedStoryAndImportedHost) {
     const std::string d = t.path() + "/d";
     CxOk("collect -q --machine guest --dossier " + d + " --root " + FixtureTree("seed-guest"));
     CxOk("import " + CxSrc("tests/fixtures/import-seed/pve-host-session.txt") +
-       " --machine pve-host --dossier " + d);
+         " --machine pve-host --dossier " + d);
     if (notes) fs::copy_file(CxSrc("tests/fixtures/notes/seed-story.toml"), d + "/notes.toml");
     ExpectConsistent(
         d, std::string("seed guest with its pasted host") + (notes ? ", with the notes" : ""));

@@ -44,15 +44,18 @@ void SeedStory(const std::string& d) {
   HandoffOk("note machine guest --role guest --reachable yes --guest-of pve-host", d);
   HandoffOk("note fact ACS disabled --status just-changed --machine pve-host", d);
   HandoffOk("note fact IOMMU enabled --status unknown --machine pve-host", d);
-  HandoffOk("note tried 'Disabled ACS in the host BIOS' --machine pve-host --result 'IOMMU groups "
-     "renumbered, not merged; P2P still NS'",
-     d);
-  HandoffOk("note next 'Update /etc/pve/mapping/pci.cfg with the new IOMMU group numbers' --verify "
-     "'qm start 100' --blocking --machine pve-host",
-     d);
-  HandoffOk("note next 'Launch SGLang with NCCL_TOPO_FILE set and benchmark' --verify 'dossier "
-     "serve-bench http://localhost:30000 --concurrency 1,64' --machine guest",
-     d);
+  HandoffOk(
+      "note tried 'Disabled ACS in the host BIOS' --machine pve-host --result 'IOMMU groups "
+      "renumbered, not merged; P2P still NS'",
+      d);
+  HandoffOk(
+      "note next 'Update /etc/pve/mapping/pci.cfg with the new IOMMU group numbers' --verify "
+      "'qm start 100' --blocking --machine pve-host",
+      d);
+  HandoffOk(
+      "note next 'Launch SGLang with NCCL_TOPO_FILE set and benchmark' --verify 'dossier "
+      "serve-bench http://localhost:30000 --concurrency 1,64' --machine guest",
+      d);
 }
 
 std::string Section(const std::string& md, const std::string& title) {
@@ -132,7 +135,8 @@ TEST(Handoff, ChangeRebootCollectNoteLeavesTheNewCollectCurrent) {
   TempDir t;
   const std::string d = t.path() + "/dossier";
   HandoffOk("collect -q --machine pve-host --root " + FixtureTree("seed-host-before-acs"), d);
-  HandoffOk("collect -q --machine pve-host --root " + FixtureTree("seed-host"), d);  // after the reboot
+  HandoffOk("collect -q --machine pve-host --root " + FixtureTree("seed-host"),
+            d);  // after the reboot
   HandoffOk("note fact ACS disabled --status just-changed --machine pve-host", d);
   EXPECT_EQ(RecordStale(d, "pve-host"), "");
   EXPECT_EQ(std::string::npos, HandoffOk("report", d).find("(stale:")) << "nothing here is stale";
@@ -140,11 +144,14 @@ TEST(Handoff, ChangeRebootCollectNoteLeavesTheNewCollectCurrent) {
   // Dated after the collect (an ISO time; `now` is the same second as the collect here, so a
   // time well after it): the collect is stale.
   HandoffOk("note fact ACS disabled --status just-changed --machine pve-host --when now", d);
-  HandoffOk("note fact ACS disabled --status just-changed --machine pve-host --when 2099-01-01T00:00Z", d);
+  HandoffOk(
+      "note fact ACS disabled --status just-changed --machine pve-host --when 2099-01-01T00:00Z",
+      d);
   EXPECT_NE(RecordStale(d, "pve-host"), "");
   // Dated before collect 2 (the newest): current again.
-  HandoffOk("note fact ACS disabled --status just-changed --machine pve-host --when 'before-collect 2'",
-     d);
+  HandoffOk(
+      "note fact ACS disabled --status just-changed --machine pve-host --when 'before-collect 2'",
+      d);
   EXPECT_EQ(RecordStale(d, "pve-host"), "");
   // A bad --when is an error that says what is expected, and changes nothing.
   auto bad = RunCli("note fact ACS enabled --machine pve-host --when yesterday --dossier " + d);
