@@ -180,6 +180,9 @@ TEST(ImportCli, GoldenSeedGuestWithItsImportedHost) {
   ProcessResult g = Imp({"generate", "pve-mapping", "--machine", "pve-host", "--dossier", d});
   ASSERT_EQ(g.exit_code, 0) << g.err;
   EXPECT_EQ(g.out.find("iommugroup=44"), std::string::npos) << g.out;
+  // The node the pasted file states (node=pve; the machine is named pve-host, no hostname pasted).
+  EXPECT_NE((g.out + g.err).find("(node 'pve')"), std::string::npos) << g.out << g.err;
+  EXPECT_EQ((g.out + g.err).find("'?'"), std::string::npos) << g.out << g.err;
   ImportGolden("seed-import-report.md", ImportNormalize(md.out, t.path()));
 }
 

@@ -15,6 +15,7 @@ const MachineAnalysis& Analysis::Of(const std::string& machine) const {
 
 Analysis Analyze(const View& view) {
   Analysis a;
+  a.verdicts = DecideVerdicts(view);
   for (const auto& mv : view.machines) {
     MachineAnalysis ma;
     ma.machine = mv.machine.name;
@@ -25,7 +26,7 @@ Analysis Analyze(const View& view) {
       ma.changes.from = {mv.previous->record.file, mv.previous->record.time, mv.previous->boot_id};
       ma.changes.to = {mv.record.file, mv.record.time, now.boot_id.value_or("")};
     }
-    ma.findings = RunRules({mv, view, view.notes, ma.changes});
+    ma.findings = RunRules({mv, view, view.notes, ma.changes, &a.verdicts});
     ma.cross_checks = CrossChecks(mv.machine);
     a.machines.push_back(std::move(ma));
   }

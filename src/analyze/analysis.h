@@ -11,6 +11,7 @@
 #include "analyze/diff_types.h"
 #include "analyze/finding.h"
 #include "analyze/plan_types.h"
+#include "analyze/verdicts.h"
 #include "view/view.h"
 
 namespace dossier {
@@ -25,6 +26,7 @@ struct MachineAnalysis {
 struct Analysis {
   std::vector<MachineAnalysis> machines;  // in the view's order
   Plan plan;                              // targets with measured values, next steps, accomplished
+  VerdictTable verdicts;  // the questions decided once per machine, before the rules
 
   // The analysis of a machine of the view (an empty one for a name the view does not have).
   const MachineAnalysis& Of(const std::string& machine) const;

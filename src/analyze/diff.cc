@@ -251,13 +251,25 @@ void DiffFindings(const std::vector<Finding>& a, const std::vector<Finding>& b, 
     if (!has(b, f.id)) d->changes.push_back({"finding-cleared", f.id, f.severity, "", f.title});
 }
 
+// The findings of one state of a machine, with the verdicts decided for that state (in the
+// dossier as it is, the machine's place taken by this state): a question is answered from the
+// facts the findings are built on.
+std::vector<Finding> FindingsOfState(const Machine& m, const View& view) {
+  View v = view;
+  MachineView* slot = nullptr;
+  for (auto& mv : v.machines)
+    if (mv.machine.name == m.name) slot = &mv;
+  if (!slot) slot = &v.machines.emplace_back();
+  *slot = MachineView{};  // the state alone, as the rules saw it before: no measurements
+  slot->machine = m;
+  VerdictTable verdicts = DecideVerdicts(v);
+  const MachineDiff none;
+  return RunRules({*slot, v, v.notes, none, &verdicts});
+}
+
 MachineDiff DiffRecords(const Machine& a, const Machine& b, const View& view) {
   MachineDiff d = DiffMachines(a, b);
-  MachineView va, vb;
-  va.machine = a;
-  vb.machine = b;
-  const MachineDiff none;
-  DiffFindings(RunRules({va, view, view.notes, none}), RunRules({vb, view, view.notes, none}), &d);
+  DiffFindings(FindingsOfState(a, view), FindingsOfState(b, view), &d);
   return d;
 }
 

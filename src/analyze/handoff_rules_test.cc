@@ -120,6 +120,39 @@ TEST(NotesContradicted, StatedAgainstProbed) {
             nullptr);
 }
 
+// A note is about a fact only by the fact's name or one of its aliases (one table in
+// rules/notes.cc): "IOMMU group numbers" is not "IOMMU". The caller's CUDA_HOME is not a note, nor
+// the server's; a note that states the difference settles it.
+TEST(NotesContradicted, NamesMatchStrictlyAndStatedDifferencesAreNoContradiction) {
+  Machine h = SeedHost();
+  h.iommu.enabled = Known(true, "/sys/class/iommu");
+  View v = ViewOf({h});
+  v.notes.facts = {NoteFact{"IOMMU group numbers", "renumbered", "unknown", "pve-host", "", "", 9}};
+  EXPECT_EQ(FindIn(RunRules({v.machines[0], v, v.notes, {}}), "notes.contradicted"), nullptr);
+  v.notes.facts = {NoteFact{"IOMMU enabled", "yes", "unknown", "pve-host", "", "", 9}};
+  EXPECT_NE(FindIn(RunRules({v.machines[0], v, v.notes, {}}), "notes.contradicted"), nullptr);
+  v.notes.facts = {NoteFact{"ACS override", "disabled", "confirmed", "pve-host", "", "", 9}};
+  EXPECT_EQ(FindIn(RunRules({v.machines[0], v, v.notes, {}}), "notes.contradicted"), nullptr);
+  v.notes.facts = {NoteFact{"ACS", "disabled", "confirmed", "pve-host",
+                            "deliberately left on the root ports by Linux; expected", "", 9}};
+  EXPECT_EQ(FindIn(RunRules({v.machines[0], v, v.notes, {}}), "notes.contradicted"), nullptr);
+
+  // CUDA_HOME of the shell dossier ran in: no finding. The server's: one, unless a note states it.
+  Machine g = SeedGuest();
+  g.software.cuda_default = Known(std::string("/usr/local/cuda-13.0"), "/usr/local/cuda");
+  g.software.env["CUDA_HOME"] = "/usr/local/cuda-12.8";
+  View caller = ViewOf({g});
+  EXPECT_EQ(FindIn(RunRules({caller.machines[0], caller, caller.notes, {}}), "notes.contradicted"),
+            nullptr);
+  g.servers[0].env["CUDA_HOME"] = "/usr/local/cuda-12.8";
+  View server = ViewOf({g});
+  EXPECT_NE(FindIn(RunRules({server.machines[0], server, server.notes, {}}), "notes.contradicted"),
+            nullptr);
+  server.notes.facts = {NoteFact{"CUDA_HOME", "/usr/local/cuda-12.8/", "confirmed", "", "", "", 4}};
+  EXPECT_EQ(FindIn(RunRules({server.machines[0], server, server.notes, {}}), "notes.contradicted"),
+            nullptr);
+}
+
 TEST(Severity, AcsCannotHelpIsAWarningOnceTheNotesSayAcsWasChanged) {
   View v = ViewOf({SeedHost()});
   auto plain = RunRules({v.machines[0], v, v.notes, {}});

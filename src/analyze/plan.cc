@@ -164,6 +164,14 @@ void AddStep(NextStep x, std::vector<NextStep>* steps) {
       for (const auto& id : PlanActsOn(s)) same = same || mine.count(id) > 0;
     }
     if (!same) continue;
+    // A note's step and a finding's action on the same thing: the note's words first, and the
+    // finding's concrete fix beside them (the corrected values, the generator to run).
+    if (note_and_rule && s.step != x.step && s.step.find(x.step) == std::string::npos) {
+      const NextStep& rule = s.severity.empty() ? x : s;
+      const NextStep& note = s.severity.empty() ? s : x;
+      s.step = note.step + (note.step.ends_with(".") ? " " : ". ") + "The dossier's fix (" +
+               rule.from + "): " + rule.step;
+    }
     if (s.from.find(x.from) == std::string::npos) s.from += "; " + x.from;
     s.blocking = s.blocking || x.blocking;
     if (s.verify.empty()) s.verify = x.verify;
@@ -182,9 +190,10 @@ Plan BuildPlan(const View& view, const Analysis& analysis) {
   const Notes& n = view.notes;
   p.targets = Targets(view);
   for (const auto& t : n.tried)
-    p.accomplished.push_back({t.what, t.result, t.machine, t.when, At(n, t.line)});
+    p.accomplished.push_back(
+        {t.what, t.result, t.machine, t.when, At(n, t.line), TriedFailed(t.result)});
   for (const auto& s : n.next)
-    if (s.done) p.accomplished.push_back({s.step, "done", s.machine, s.when, At(n, s.line)});
+    if (s.done) p.accomplished.push_back({s.step, "done", s.machine, s.when, At(n, s.line), false});
 
   // Order: the notes' blocking steps, critical findings' actions, the notes' other steps, then
   // warnings' and infos' actions (an info finding contributes its first action only).

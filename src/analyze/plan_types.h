@@ -58,6 +58,9 @@ struct DoneItem {
   std::string machine;
   std::string when;
   std::string from;  // "notes.toml:40"
+  // The result says it failed or had no effect ("NaN crashes"; analyze/verdicts.h TriedFailed):
+  // tried, not accomplished.
+  bool failed = false;
   template <class V>
   void visit(V& v) {
     v("what", what);
@@ -65,6 +68,7 @@ struct DoneItem {
     v("machine", machine);
     v("when", when);
     v("from", from);
+    v("failed", failed);
   }
 };
 

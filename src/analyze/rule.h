@@ -10,6 +10,7 @@
 
 #include "analyze/diff_types.h"
 #include "analyze/finding.h"
+#include "analyze/verdicts.h"
 #include "view/view.h"
 
 namespace dossier {
@@ -19,7 +20,12 @@ struct RuleContext {
   const View& view;       // every machine in the dossier (a guest's host may be there too)
   const Notes& notes;
   const MachineDiff& changes;  // since the previous boot (analyze/analysis.h); empty when none
+  // The questions decided once for every machine (analyze/verdicts.h); RunRules decides them
+  // when the caller did not.
+  const VerdictTable* verdicts = nullptr;
   const Machine& m() const { return mv.machine; }
+  // This machine's verdicts (empty ones when none were decided).
+  const MachineVerdicts& V() const;
 };
 
 // Returns the finding without id; the table fills it in, and the severity too unless the rule set
@@ -36,7 +42,8 @@ struct RuleEntry {
 
 const std::vector<RuleEntry>& RuleTable();
 
-// Runs every rule on one machine, in table order.
+// Runs every rule on one machine, in table order; each finding then agrees with the machine's
+// verdicts (EnforceVerdicts): no rule can advise what another, or the notes, hold moot.
 std::vector<Finding> RunRules(const RuleContext& ctx);
 
 // The rules, by family (rules/<family>.cc).

@@ -66,14 +66,26 @@ const std::vector<RuleEntry>& RuleTable() {
        "when below the notes' single-stream target)",
        RuleDecodeCommunicationBound},
       {"notes.contradicted", kWarning,
-       "a fact stated in the notes disagrees with what a probe read (or CUDA_HOME with "
-       "/usr/local/cuda)",
+       "a fact stated in the notes (named as in its alias table) disagrees with what a probe "
+       "read (or a server's CUDA_HOME with /usr/local/cuda)",
        RuleNotesContradicted},
   };
   return kTable;
 }
 
-std::vector<Finding> RunRules(const RuleContext& ctx) {
+const MachineVerdicts& RuleContext::V() const {
+  static const MachineVerdicts kNone;
+  return verdicts ? verdicts->Of(mv.machine.name) : kNone;
+}
+
+std::vector<Finding> RunRules(const RuleContext& given) {
+  // Decided here when the caller did not (tests, a diff of two records): the same answers.
+  VerdictTable local;
+  RuleContext ctx = given;
+  if (!ctx.verdicts) {
+    local = DecideVerdicts(ctx.view);
+    ctx.verdicts = &local;
+  }
   std::vector<Finding> out;
   for (const auto& r : RuleTable()) {
     std::optional<Finding> f = r.run(ctx);
@@ -86,6 +98,7 @@ std::vector<Finding> RunRules(const RuleContext& ctx) {
     for (const auto& e : f->evidence) {
       if (f->stale.empty() && !e.stale.empty()) f->stale = "built on stale facts: " + e.stale;
     }
+    EnforceVerdicts(ctx.V(), &*f);
     out.push_back(std::move(*f));
   }
   return out;

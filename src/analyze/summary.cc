@@ -65,15 +65,9 @@ std::string SummaryLower(const std::string& s) {
   return lower;
 }
 
-bool SummaryMentions(const std::string& text, const std::string& key) {
-  if (key.empty()) return false;
-  for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + 1)) {
-    bool left = at == 0 || !std::isalnum(static_cast<unsigned char>(text[at - 1]));
-    size_t end = at + key.size();
-    bool right = end >= text.size() || !std::isalnum(static_cast<unsigned char>(text[end]));
-    if (left && right) return true;
-  }
-  return false;
+// The subject a verdict's question is said by in the summary.
+std::string SummaryTopicSubject(const std::string& question) {
+  return question == "acs" ? "ACS" : question == "clique" ? "x-nv-gpudirect-clique" : question;
 }
 
 }  // namespace
@@ -91,7 +85,8 @@ HandoffSummary Summarize(const View& view, const Analysis& a) {
   // Blocked by: critical findings, each with its first action's command, then the plan's blocking
   // steps that are not already one of them (the plan merged a finding's action with the note
   // saying the same, so its `from` names both).
-  std::set<std::string> covered;  // finding ids already listed
+  std::set<std::string> covered;              // finding ids already listed
+  std::map<std::string, std::string> fix_of;  // "finding ID" -> its first action (the fix)
   for (const auto& mv : view.machines) {
     for (const auto& f : a.Of(mv).findings) {
       if (SeverityRank(f.severity) != 0) continue;
@@ -99,6 +94,7 @@ HandoffSummary Summarize(const View& view, const Analysis& a) {
       if (!f.actions.empty())
         l.command =
             f.actions.front().verify.empty() ? f.actions.front().step : f.actions.front().verify;
+      fix_of["finding " + f.id] = f.actions.empty() ? "" : f.actions.front().step;
       s.blocked_by.push_back(std::move(l));
       covered.insert("finding " + f.id);
     }
@@ -108,11 +104,15 @@ HandoffSummary Summarize(const View& view, const Analysis& a) {
     bool dup = false;
     for (const auto& id : covered) dup = dup || st.from.find(id) != std::string::npos;
     if (dup) {
-      // The finding is listed; let the step's own command and sources complete it.
+      // The finding is listed; the step (a note's words, with the finding's fix when the plan
+      // merged the two) completes it. The finding's concrete fix stays on the line either way,
+      // and so does its own command.
       for (auto& l : s.blocked_by) {
         if (st.from.find(l.from) == std::string::npos) continue;
-        if (!st.verify.empty()) l.command = st.verify;
+        const std::string& fix = fix_of[l.from];
+        if (l.command.empty()) l.command = st.verify;
         l.text += ". " + st.step;
+        if (!fix.empty() && st.step.find(fix) == std::string::npos) l.text += " " + fix;
         l.from = st.from;
         l.machine = st.machine;
       }
@@ -140,12 +140,24 @@ HandoffSummary Summarize(const View& view, const Analysis& a) {
   std::vector<std::string> keys;
   std::map<std::string, std::vector<std::string>> whys;
   std::map<std::string, NotHelping> by_key;
+  std::map<std::string, std::string> tried_of;  // key -> "tried: what → result (notes.toml:N)"
   for (const auto& entry : order) {
     const MachineView* mv = entry.second.first;
     const Finding* f = entry.second.second;
     for (const auto& line : f->not_helping) {
-      auto [what, why] = SplitNotHelping(line);
+      auto [what, why_all] = SplitNotHelping(line);
+      // A tried entry of the notes comes with the line once (analyze/verdicts.h): kept whole,
+      // not cut with the reason.
+      std::string why = why_all, tried;
+      if (size_t t = why_all.find("; tried: "); t != std::string::npos) {
+        why = why_all.substr(0, t);
+        tried = why_all.substr(t + 2);
+      }
       std::string key = SummaryNotHelpingKey(what);
+      // One subject per question the verdicts decide ("ACS": BIOS and kernel alike).
+      for (const auto& id : TopicsOf(what))
+        for (const auto& t : AdviceTopics())
+          if (t.id == id && *t.question) key = SummaryTopicSubject(t.question);
       if (!by_key.count(key)) {
         keys.push_back(key);
         // A subject with a name (ACS, IOMMU, NCCL_P2P_LEVEL) is said by its name.
@@ -157,6 +169,7 @@ HandoffSummary Summarize(const View& view, const Analysis& a) {
       std::string w = SummaryFirstSentence(why);
       auto& list = whys[key];
       if (!w.empty() && std::find(list.begin(), list.end(), w) == list.end()) list.push_back(w);
+      if (!tried.empty() && tried_of[key].empty()) tried_of[key] = tried;
     }
   }
   for (const auto& key : keys) {
@@ -166,13 +179,20 @@ HandoffSummary Summarize(const View& view, const Analysis& a) {
       return x.size() < y.size();
     });
     for (size_t i = 0; i < list.size() && i < 2; ++i) n.evidence += (i ? "; " : "") + list[i];
-    for (const auto& t : view.notes.tried) {
-      if (t.result.empty() || !SummaryMentions(t.what + " " + t.result, key)) continue;
-      n.evidence += (n.evidence.empty() ? "" : "; ") + std::string("tried: ") + t.what + " → " +
-                    t.result + " (" + SummaryNotesAt(view.notes, t.line) + ")";
-      break;
-    }
+    if (!tried_of[key].empty()) n.evidence += (n.evidence.empty() ? "" : "; ") + tried_of[key];
     s.not_helping.push_back(std::move(n));
+  }
+  // Tried entries of the notes that failed and that no finding's line carries: known not to help
+  // too, each once, with the note's line.
+  for (const auto& t : view.notes.tried) {
+    if (!TriedFailed(t.result)) continue;
+    bool listed = false;
+    for (const auto& n : s.not_helping)
+      listed = listed || n.evidence.find(t.what) != std::string::npos;
+    if (listed) continue;
+    s.not_helping.push_back(
+        {t.what, t.result,
+         SummaryNotesAt(view.notes, t.line) + (t.machine.empty() ? "" : " on " + t.machine)});
   }
   if (s.not_helping.size() > kSummaryNotHelping) s.not_helping.resize(kSummaryNotHelping);
 

@@ -24,6 +24,24 @@ bool IsProxmoxHost(const MachineView& mv) {
   return mv.machine.hypervisor.kind.value_or("") == "proxmox";
 }
 
+// The Proxmox node the corrected entries are for: the host's node name when its facts have it;
+// for a pasted pci.cfg (no hostname pasted), the node its checked entries state (node=pve), the
+// one the mapping check compared against (view/imports.cc). '?' never stands for a name.
+std::string NodeName(const HypervisorInfo& hv) {
+  if (hv.node.known() && !hv.node->empty()) return *hv.node;
+  std::set<std::string> nodes;
+  for (const auto& mp : hv.pci_mappings)
+    for (const auto& e : mp.entries)
+      if (e.node.known() && e.status.known() && *e.status != "other-node") nodes.insert(*e.node);
+  if (nodes.empty())
+    for (const auto& mp : hv.pci_mappings)
+      for (const auto& e : mp.entries)
+        if (e.node.known()) nodes.insert(*e.node);
+  std::string out;
+  for (const auto& n : nodes) out += (out.empty() ? "" : "', '") + n;
+  return out.empty() ? "unknown: no hostname and no node= in the file" : out;
+}
+
 }  // namespace
 
 Result<Artifact> GeneratePveMapping(const GenerateArgs& args, const View& view, const Analysis&) {
@@ -85,11 +103,11 @@ Result<Artifact> GeneratePveMapping(const GenerateArgs& args, const View& view, 
   }
   std::string notes;
   if (corrected.empty()) {
-    notes += "Nothing to correct in " + path + ": no entry of node '" + hv.node.value_or("?") +
+    notes += "Nothing to correct in " + path + ": no entry of node '" + NodeName(hv) +
              "' has a stale IOMMU group";
     notes += args.diff ? " (empty diff).\n" : "; the file is printed unchanged.\n";
   } else {
-    notes += "Corrected in " + path + " (node '" + hv.node.value_or("?") + "'):\n";
+    notes += "Corrected in " + path + " (node '" + NodeName(hv) + "'):\n";
     for (const auto& c : corrected) notes += "  " + c + "\n";
     notes += "Apply: review, then write it over " + path +
              " on the host (it is on pmxcfs: the change reaches the whole cluster), or set each "

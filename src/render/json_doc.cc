@@ -99,7 +99,7 @@ void Passthrough(const View& view, const MachineView& mv, nlohmann::json* m) {
                      {"guest_b", l->gpus[p.b].guest_address},
                      {"host_level", p.host_level.empty() ? nlohmann::json(nullptr)
                                                          : nlohmann::json(p.host_level)},
-                     {"clique", p.clique},
+                     {"clique", p.decided ? nlohmann::json(p.clique) : nlohmann::json(nullptr)},
                      {"why", p.why}});
   (*m)["host_link"]["pairs"] = std::move(pairs);
 }
@@ -129,6 +129,17 @@ std::string RenderJson(const View& view, const Analysis& a) {
     m["changes_since_previous_boot"] =
         ma.changes.from.file.empty() ? nlohmann::json(nullptr) : PlainToJson(ma.changes);
     m["measurement_summary"] = Summary(mv);
+    // The questions decided once for the machine (analyze/verdicts.h), with their evidence.
+    const MachineVerdicts& mvv = a.verdicts.Of(mv.machine.name);
+    m["verdicts"] = nlohmann::json::object();
+    for (const auto& [key, v] : {std::pair<const char*, const Verdict*>{"acs", &mvv.acs},
+                                 {"clique", &mvv.clique},
+                                 {"iommu", &mvv.iommu},
+                                 {"numa_affinity", &mvv.numa}})
+      m["verdicts"][key] = {{"question", v->question},
+                            {"answer", AnswerWord(v->answer)},
+                            {"why", v->why},
+                            {"evidence", PlainArray(v->evidence)}};
     // Present only when something was cross-checked (docs/json.md).
     if (!ma.cross_checks.empty()) m["cross_checks"] = PlainArray(ma.cross_checks);
     // Present only for machines with `dossier import` records (docs/json.md).

@@ -112,8 +112,10 @@ void MdAccomplished(const View&, const Analysis& a, std::string* out) {
     return;
   }
   for (const auto& d : a.plan.accomplished) {
-    *out += "- [x] " + md::Escape(d.what);
+    // A tried entry that failed is tried, not accomplished.
+    *out += (d.failed ? "- [ ] " : "- [x] ") + md::Escape(d.what);
     if (!d.result.empty() && d.result != "done") *out += " → " + md::Escape(d.result);
+    if (d.failed) *out += " (did not work)";
     std::string ctx;
     if (!d.machine.empty()) ctx += md::Code(d.machine);
     if (!d.when.empty()) ctx += (ctx.empty() ? "" : ", ") + d.when;

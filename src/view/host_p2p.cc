@@ -29,14 +29,16 @@ HostP2p HostP2pBetween(const Machine& host, const std::string& a, const std::str
   if (out.level == "?" || out.level == "unknown") out.level.clear();
   std::string r = MatrixCell(t.p2p_status.read, i, j), w = MatrixCell(t.p2p_status.write, i, j);
   if (r == "OK" && w == "OK") {
-    out.can = true;
+    out.can = out.decided = true;
     out.why = "the host driver reports P2P read and write OK";
   } else if (!r.empty() && r != "?" && r != "OK") {
+    out.decided = true;
     out.why = "the host driver reports P2P read " + r + " (nvidia-smi topo -p2p)";
   } else if (!w.empty() && w != "?" && w != "OK") {
+    out.decided = true;
     out.why = "the host driver reports P2P write " + w + " (nvidia-smi topo -p2p)";
   } else if (out.level == "PIX" || out.level == "PXB") {
-    out.can = true;
+    out.can = out.decided = true;
     out.why = "they share a PCIe switch on the host (" + out.level + ")";
   } else {
     out.why = "host level " + (out.level.empty() ? std::string("unknown") : out.level) +

@@ -18,7 +18,11 @@ namespace dossier {
 struct HostP2p {
   std::string level;  // between the two host GPUs; "" when the host's facts do not say
   bool can = false;   // the host can route P2P between them: a clique may be advertised
-  std::string why;    // the reason, in words for a person
+  // `can` is settled: true, or false because the host driver reported a status other than OK.
+  // False when the host's facts cannot tell (across root complexes without a P2P status, a GPU
+  // not known): then neither "a clique will help" nor "it will not" is true.
+  bool decided = false;
+  std::string why;  // the reason, in words for a person
 };
 
 // `a` and `b` are host GPU addresses (0000:43:00.0); either missing from the host's GPUs gives

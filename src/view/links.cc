@@ -83,7 +83,7 @@ void LinkMachines(View* view) {
         const std::string &ha = link.gpus[i].host_address, &hb = link.gpus[j].host_address;
         if (ha.empty() || hb.empty()) continue;
         HostP2p v = HostP2pBetween(on.host->machine, ha, hb);
-        link.pairs.push_back({i, j, v.level, v.can, v.why});
+        link.pairs.push_back({i, j, v.level, v.can, v.decided, v.why});
       }
     }
     view->links.push_back(std::move(link));

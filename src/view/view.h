@@ -77,6 +77,7 @@ struct PassthroughPair {
   size_t a = 0, b = 0;     // indices into MachineLink::gpus, a < b
   std::string host_level;  // PIX, PXB, PHB, NODE, SYS on the host; "" when unknown
   bool clique = false;     // the host can route P2P: x-nv-gpudirect-clique may join them
+  bool decided = false;    // `clique` is settled (view/host_p2p.h); else the host cannot tell
   std::string why;         // the reason for `clique`, for a person
 };
 

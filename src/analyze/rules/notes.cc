@@ -17,14 +17,59 @@ std::string NotesLower(std::string s) {
   return s;
 }
 
-bool NotesNames(const std::string& text, const std::string& word) {
-  std::string t = NotesLower(text), w = NotesLower(word);
-  for (size_t at = t.find(w); at != std::string::npos; at = t.find(w, at + 1)) {
-    bool left = at == 0 || !std::isalnum(static_cast<unsigned char>(t[at - 1]));
-    bool right =
-        at + w.size() >= t.size() || !std::isalnum(static_cast<unsigned char>(t[at + w.size()]));
-    if (left && right) return true;
+// The facts a note can name, each with the names people give it: ONE table. A note is about a
+// fact only when its name is one of these, whole (case and spacing aside): "IOMMU group numbers"
+// is not "IOMMU", "ACS override" is not "ACS".
+struct StatedName {
+  const char* fact;
+  std::vector<const char*> names;
+};
+const std::vector<StatedName>& StatedNames() {
+  static const std::vector<StatedName> kNames = {
+      {"acs", {"acs", "acs control", "acs enable", "acs enabled", "acs redirect", "pcie acs"}},
+      {"iommu",
+       {"iommu", "iommu enabled", "iommu on", "amd-vi", "amd iommu", "intel iommu", "vt-d",
+        "intel vt-d"}},
+      {"numa-affinity",
+       {"numa affinity", "gpu numa affinity", "gpu numa node", "gpu numa nodes", "numa_node",
+        "gpu numa_node"}},
+      {"cuda-home", {"cuda_home", "cuda home"}},
+  };
+  return kNames;
+}
+
+std::string NotesNormalName(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    unsigned char u = static_cast<unsigned char>(c);
+    if (std::isspace(u)) {
+      if (!out.empty() && out.back() != ' ') out += ' ';
+    } else {
+      out += static_cast<char>(std::tolower(u));
+    }
   }
+  while (!out.empty() && (out.back() == ' ' || out.back() == '.' || out.back() == ':'))
+    out.pop_back();
+  return out;
+}
+
+// True when the note's name is one of the fact's names in the table.
+bool NotesNames(const std::string& name, const std::string& fact) {
+  std::string n = NotesNormalName(name);
+  for (const auto& e : StatedNames())
+    if (fact == e.fact)
+      for (const char* alias : e.names)
+        if (n == alias) return true;
+  return false;
+}
+
+// The note says the difference is meant ("deliberately", "on purpose", "expected"): it states
+// the difference, it does not contradict it.
+bool NotesDeliberate(const NoteFact& f) {
+  std::string t = NotesLower(f.note + " " + f.value);
+  for (const char* w : {"deliberate", "intentional", "on purpose", "by design", "expected",
+                        "intended", "on intent"})
+    if (t.find(w) != std::string::npos) return true;
   return false;
 }
 
@@ -61,9 +106,10 @@ std::optional<Finding> RuleNotesContradicted(const RuleContext& ctx) {
 
   for (const NoteFact* nf : FactsAbout(ctx)) {
     const std::string src = NotesSource(ctx.notes, *nf);
+    if (NotesDeliberate(*nf)) continue;
     // ACS stated off, but a bridge's ACS control still has bits set. Linux turns ACS on by
     // itself on every port that has it when the IOMMU is on, whatever the BIOS said.
-    if (NotesNames(nf->name, "ACS") && SaysOff(nf->value)) {
+    if (NotesNames(nf->name, "acs") && SaysOff(nf->value)) {
       std::vector<const PciDevice*> on;
       for (const auto& d : m.pci.devices)
         if (d.acs.control.known() && !d.acs.control->empty()) on.push_back(&d);
@@ -84,7 +130,9 @@ std::optional<Finding> RuleNotesContradicted(const RuleContext& ctx) {
       }
     }
     // IOMMU stated unknown (or off) while the probe sees it on.
-    if (NotesNames(nf->name, "IOMMU") && m.iommu.enabled.known() && *m.iommu.enabled &&
+    // Whether the IOMMU is on is the machine's verdict (analyze/verdicts.h).
+    const Verdict& iommu = ctx.V().iommu;
+    if (NotesNames(nf->name, "iommu") && iommu.answer == Answer::kYes &&
         (nf->status == "unknown" || SaysOff(nf->value))) {
       f.evidence.push_back(Ev("notes: " + nf->name, nf->value + " (" + nf->status + ")", src));
       f.evidence.push_back(Ev("IOMMU enabled (probe)", m.iommu.enabled));
@@ -93,7 +141,7 @@ std::optional<Finding> RuleNotesContradicted(const RuleContext& ctx) {
                      ", the probe sees it on: the note can be confirmed");
     }
     // NUMA affinity stated set, GPUs at numa_node -1.
-    if (NotesNames(nf->name, "NUMA") && SaysOn(nf->value)) {
+    if (NotesNames(nf->name, "numa-affinity") && SaysOn(nf->value)) {
       std::vector<const Gpu*> lost;
       for (const auto& g : m.gpus)
         if (g.numa_node.known() && *g.numa_node < 0) lost.push_back(&g);
@@ -108,17 +156,26 @@ std::optional<Finding> RuleNotesContradicted(const RuleContext& ctx) {
     }
   }
 
-  // CUDA_HOME naming one toolkit while /usr/local/cuda points to another: builds and the server
-  // can pick different CUDA versions.
+  // A server's CUDA_HOME naming one toolkit while /usr/local/cuda points to another: builds and
+  // the server can pick different CUDA versions. Only a server's environment counts: the
+  // environment dossier itself ran in (the caller's shell) is neither a note nor the server's.
+  // A note stating that CUDA_HOME (or saying the difference is meant) settles it.
   auto cuda_home = [&]() -> std::pair<std::string, std::string> {
     for (const auto& s : m.servers)
       if (auto it = s.env.find("CUDA_HOME"); it != s.env.end())
         return {it->second, "/proc/" + std::to_string(s.pid) + "/environ"};
-    if (auto it = m.software.env.find("CUDA_HOME"); it != m.software.env.end())
-      return {it->second, "environment"};
     return {"", ""};
   }();
-  if (!cuda_home.first.empty() && m.software.cuda_default.known()) {
+  bool cuda_home_stated = false;
+  for (const NoteFact* nf : FactsAbout(ctx)) {
+    if (!NotesNames(nf->name, "cuda-home")) continue;
+    std::string v = nf->value;
+    while (v.size() > 1 && v.back() == '/') v.pop_back();
+    std::string h = cuda_home.first;
+    while (h.size() > 1 && h.back() == '/') h.pop_back();
+    cuda_home_stated = cuda_home_stated || NotesDeliberate(*nf) || (!h.empty() && v == h);
+  }
+  if (!cuda_home.first.empty() && !cuda_home_stated && m.software.cuda_default.known()) {
     std::string home = cuda_home.first;
     while (home.size() > 1 && home.back() == '/') home.pop_back();
     const std::string& def = *m.software.cuda_default;

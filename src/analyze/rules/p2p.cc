@@ -83,6 +83,7 @@ std::string CliqueArgs(size_t n) {
 struct PairGroup {
   std::string level, why;
   bool clique = false;
+  bool decided = false;
   std::vector<std::string> pairs;
 };
 
@@ -90,10 +91,11 @@ std::vector<PairGroup> HostPairGroups(const MachineLink& l) {
   std::vector<PairGroup> groups;
   for (const auto& p : l.pairs) {
     auto it = std::find_if(groups.begin(), groups.end(), [&](const PairGroup& g) {
-      return g.level == p.host_level && g.clique == p.clique && g.why == p.why;
+      return g.level == p.host_level && g.clique == p.clique && g.decided == p.decided &&
+             g.why == p.why;
     });
     if (it == groups.end()) {
-      groups.push_back({p.host_level, p.why, p.clique, {}});
+      groups.push_back({p.host_level, p.why, p.clique, p.decided, {}});
       it = groups.end() - 1;
     }
     it->pairs.push_back("GPU" + std::to_string(p.a) + "-GPU" + std::to_string(p.b));
@@ -113,11 +115,14 @@ void HostPairEvidence(const MachineLink& l, const std::vector<PairGroup>& groups
     std::string list;
     for (size_t i = 0; i < g.pairs.size() && i < 6; ++i) list += (i ? ", " : "") + g.pairs[i];
     if (g.pairs.size() > 6) list += ", … (" + std::to_string(g.pairs.size() - 6) + " more)";
-    f->evidence.push_back(
-        Ev("host level " + (g.level.empty() ? std::string("unknown") : g.level) + ", " +
-               std::to_string(g.pairs.size()) + " guest GPU pair(s) " + list,
-           (g.clique ? "x-nv-gpudirect-clique can help: " : "no clique: ") + WithoutLevel(g),
-           "host " + l.host + ", VM " + l.vm_id + " (passthrough map)"));
+    f->evidence.push_back(Ev("host level " + (g.level.empty() ? std::string("unknown") : g.level) +
+                                 ", " + std::to_string(g.pairs.size()) + " guest GPU pair(s) " +
+                                 list,
+                             (g.clique    ? "x-nv-gpudirect-clique can help: "
+                              : g.decided ? "no clique: "
+                                          : "not known: ") +
+                                 WithoutLevel(g),
+                             "host " + l.host + ", VM " + l.vm_id + " (passthrough map)"));
   }
 }
 
@@ -154,11 +159,26 @@ const MachineView* VmIsolatedEvidence(const RuleContext& ctx,
   return host;
 }
 
+// The step that settles an open clique verdict: the host's driver's own P2P status. The same
+// words and command from p2p.vm-isolated (on the guest) and p2p.separate-root-complexes (on the
+// host), so the plan lists it once.
+Action FindOutHostP2p(const std::string& guest) {
+  return {
+      "Find out whether the host can route P2P between these GPUs: bind two of them to the "
+      "nvidia driver on the host for a moment (the VM stopped), run `nvidia-smi topo -p2p rw` "
+      "there and collect or import it into the dossier; where it says OK, the "
+      "x-nv-gpudirect-clique generator then writes the VM config change.",
+      "nvidia-smi topo -p2p rw   # on the host; then: dossier generate qemu-args" +
+          (guest.empty() ? std::string() : " --machine " + guest),
+      "host"};
+}
+
 // Explanation, what will not help and actions of p2p.vm-isolated.
-void VmIsolatedAdvice(const Machine& m, const MachineView* host, const MachineLink* link,
+void VmIsolatedAdvice(const Machine& m, const MachineVerdicts& verdicts, const MachineLink* link,
                       size_t gpu_count, const std::string& tp, Finding* fp) {
   Finding& f = *fp;
-  bool host_separate = host && GpusOnSeparateRootComplexes(host->machine);
+  // Whether ACS matters on the host is the host's verdict (analyze/verdicts.h), not this rule's.
+  bool acs_moot = verdicts.acs.answer == Answer::kNo;
   f.explanation =
       "This is a virtual machine whose GPUs are passed through with VFIO. Each GPU sits behind its "
       "own emulated PCIe root port, and no virtual switch or bridge is shared by any two of them, "
@@ -168,10 +188,8 @@ void VmIsolatedAdvice(const Machine& m, const MachineView* host, const MachineLi
       "about 1 us). On the host, VFIO puts each GPU in its own IOMMU domain; a peer write from one "
       "GPU to another's memory window is translated by the host IOMMU and routed by the host's "
       "root complexes. The guest can neither see nor change any of that. ";
-  if (host_separate) {
-    f.explanation += "The host in this dossier (" + host->machine.name +
-                     ") has each GPU alone under its own root complex: there is no bridge for ACS "
-                     "to act on, so no ACS setting can create a P2P path.";
+  if (acs_moot) {
+    f.explanation += "On the host, " + verdicts.acs.why + ": no ACS setting can create a P2P path.";
   } else {
     f.explanation +=
         "If the host's GPUs each sit under their own root complex (check the host's record or "
@@ -181,10 +199,8 @@ void VmIsolatedAdvice(const Machine& m, const MachineView* host, const MachineLi
   f.not_helping = {
       "Changing ACS inside the guest: the guest's root ports are emulated by QEMU; their ACS bits "
       "reach neither the host's bridges nor its IOMMU.",
-      std::string("Disabling ACS in the host BIOS") +
-          (host_separate ? "" : " when the host's GPUs sit on separate root complexes") +
-          ": ACS acts only on a bridge two devices share; with none, the change only renumbers "
-          "IOMMU groups (and breaks VM device mappings keyed by group).",
+      "Disabling ACS in the host BIOS: ACS acts only on a bridge two devices share; with none, the "
+      "change only renumbers IOMMU groups (and breaks VM device mappings keyed by group).",
       "NCCL_P2P_LEVEL or NCCL_P2P_DISABLE=0: NCCL uses P2P only when the driver reports P2P read "
       "and write OK; no NCCL setting turns NS into OK.",
       "pcie_acs_override on the host: it pretends isolation to split IOMMU groups; it never "
@@ -193,19 +209,25 @@ void VmIsolatedAdvice(const Machine& m, const MachineView* host, const MachineLi
   if (link && !link->pairs.empty()) {
     // The host is in the dossier: say for which pairs a clique can help, and why not elsewhere.
     std::vector<PairGroup> groups = HostPairGroups(*link);
-    std::string can, cannot;
+    std::string can, cannot, open;
     size_t can_pairs = 0;
     for (const auto& g : groups) {
       std::string line = "host level " + (g.level.empty() ? std::string("unknown") : g.level) +
                          " (" + std::to_string(g.pairs.size()) + " pair(s)): " + WithoutLevel(g);
-      (g.clique ? can : cannot) += (g.clique ? can : cannot).empty() ? line : "; " + line;
+      std::string& to = g.clique ? can : g.decided ? cannot : open;
+      to += to.empty() ? line : "; " + line;
       if (g.clique) can_pairs += g.pairs.size();
     }
-    f.explanation += " Per guest GPU pair, the host (" + link->host + ", VM " + link->vm_id +
-                     ") says: " + (can.empty() ? "" : "a P2P clique can work where " + can) +
-                     (can.empty() || cannot.empty() ? "" : "; ") +
-                     (cannot.empty() ? "" : "a clique would not help where " + cannot) + ".";
-    if (can_pairs > 0) {
+    std::vector<std::string> parts;
+    if (!can.empty()) parts.push_back("a P2P clique can work where " + can);
+    if (!cannot.empty()) parts.push_back("a clique would not help where " + cannot);
+    if (!open.empty()) parts.push_back("whether a clique would work is not known where " + open);
+    f.explanation +=
+        " Per guest GPU pair, the host (" + link->host + ", VM " + link->vm_id + ") says: ";
+    for (size_t i = 0; i < parts.size(); ++i) f.explanation += (i ? "; " : "") + parts[i];
+    f.explanation += ".";
+    // Whether a clique works is the pair's verdict: advised, moot, or to be found out.
+    if (verdicts.clique.answer == Answer::kYes) {
       f.actions.push_back(
           {"Advertise the GPUs the host can route P2P between (" + std::to_string(can_pairs) +
                " pair(s), see the evidence) to the guest driver as P2P cliques with QEMU's "
@@ -215,19 +237,11 @@ void VmIsolatedAdvice(const Machine& m, const MachineView* host, const MachineLi
            "dossier generate qemu-args --machine " + link->guest +
                "   # then in the guest: nvidia-smi topo -p2p r; dossier p2p",
            "host"});
-    } else {
+    } else if (verdicts.clique.answer == Answer::kNo) {
       f.not_helping.push_back(
-          "x-nv-gpudirect-clique (QEMU vfio-pci) for these GPUs, from what the host's facts say: "
-          "it only tells the guest driver the GPUs can reach each other, and the host's facts "
-          "show no pair it can route P2P between (the evidence says why, per host level).");
-      f.actions.push_back(
-          {"Find out whether the host can route P2P between these GPUs after all: bind two of "
-           "them to the nvidia driver on the host for a moment (the VM stopped), run `nvidia-smi "
-           "topo -p2p rw` there and collect or import it into the dossier; where it says OK, "
-           "the x-nv-gpudirect-clique generator then writes the VM config change.",
-           "nvidia-smi topo -p2p rw   # on the host; then: dossier generate qemu-args --machine " +
-               link->guest,
-           "host"});
+          "x-nv-gpudirect-clique (QEMU vfio-pci) for these GPUs: " + verdicts.clique.why + ".");
+    } else {
+      f.actions.push_back(FindOutHostP2p(link->guest));
     }
   } else {
     f.actions.push_back(
@@ -303,7 +317,8 @@ std::optional<Finding> RuleP2pVmIsolated(const RuleContext& ctx) {
             "unavailable or staged through host memory";
   std::string tp;
   const MachineView* host = VmIsolatedEvidence(ctx, gpus, &f, &tp);
-  VmIsolatedAdvice(m, host, ctx.view.HostLinkOf(m.name), gpus.size(), tp, &f);
+  (void)host;
+  VmIsolatedAdvice(m, ctx.V(), ctx.view.HostLinkOf(m.name), gpus.size(), tp, &f);
   return f;
 }
 
@@ -344,10 +359,27 @@ std::optional<Finding> RuleP2pSeparateRootComplexes(const RuleContext& ctx) {
       "pcie_acs_override: it only splits IOMMU groups further.",
   };
   if (vfio) {
-    f.actions.push_back(
-        {"For a guest: advertise the GPUs as one P2P clique (QEMU vfio-pci x-nv-gpudirect-clique) "
-         "where bare metal on this host shows P2P OK; see p2p.vm-isolated.",
-         "nvidia-smi topo -p2p r   # in the guest: OK between the GPUs; then: dossier p2p", ""});
+    // For its guests: the clique verdict of the guest/host pair (analyze/verdicts.h).
+    std::string guest;
+    for (const auto& l : ctx.view.links)
+      if (l.host == m.name) guest = guest.empty() ? l.guest : guest;
+    const Verdict& clique = ctx.V().clique;
+    if (clique.answer == Answer::kYes) {
+      f.actions.push_back(
+          {"For a guest: advertise the GPU pairs this host can route P2P between as P2P cliques "
+           "(QEMU vfio-pci x-nv-gpudirect-clique): " +
+               clique.why + "; the generator writes the VM config change for exactly those.",
+           "dossier generate qemu-args" + (guest.empty() ? std::string() : " --machine " + guest) +
+               "   # then in the guest: nvidia-smi topo -p2p r; dossier p2p",
+           ""});
+    } else if (clique.answer == Answer::kNo) {
+      f.not_helping.push_back("x-nv-gpudirect-clique (QEMU vfio-pci) for a guest: " + clique.why +
+                              ".");
+    } else {
+      Action a = FindOutHostP2p(guest);
+      a.where = "";
+      f.actions.push_back(std::move(a));
+    }
   } else {
     f.actions.push_back({"Check what the driver allows between these GPUs, and measure it.",
                          "nvidia-smi topo -p2p r && dossier p2p", ""});

@@ -96,7 +96,11 @@ std::optional<Finding> RulePcieAcsRedirect(const RuleContext& ctx) {
       affected[br].push_back(Label(*a) + " <-> " + Label(*b) + " (meet at " + meet + ")");
     }
   }
-  if (bridges.empty()) return AcsRedirectInLines(m);
+  // Redirect bits in pasted lines that name no bridge matter only where ACS can stand in the way;
+  // where the machine's verdict says it cannot (each GPU alone under its root complex), the
+  // verdict says so in p2p.separate-root-complexes and there is nothing to clear.
+  if (bridges.empty())
+    return ctx.V().acs.answer == Answer::kNo ? std::nullopt : AcsRedirectInLines(m);
 
   Finding f;
   f.title = "ACS redirect is on for " + std::to_string(bridges.size()) +

@@ -75,8 +75,9 @@ std::optional<Finding> RuleVmLegacyChipset(const RuleContext& ctx) {
        "dossier collect",
        ""});
   f.not_helping = {
-      "Guest kernel options (pci=realloc, pcie_ports=…): they cannot add a PCIe hierarchy the "
-      "machine type does not emulate."};
+      "Guest kernel options for PCIe capabilities (pcie_ports=…): they cannot add a PCIe "
+      "hierarchy the machine type does not emulate (pci=realloc places BARs; it does not add "
+      "one either)."};
   return f;
 }
 
