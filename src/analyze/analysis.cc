@@ -28,6 +28,7 @@ Analysis Analyze(const View& view) {
     }
     ma.findings = RunRules({mv, view, view.notes, ma.changes, &a.verdicts});
     ma.cross_checks = CrossChecks(mv.machine);
+    ma.memory_plans = MachineMemoryPlans(mv.machine, view.notes);
     a.machines.push_back(std::move(ma));
   }
   a.plan = BuildPlan(view, a);

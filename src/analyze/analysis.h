@@ -10,6 +10,7 @@
 #include "analyze/cross_checks.h"
 #include "analyze/diff_types.h"
 #include "analyze/finding.h"
+#include "analyze/memory_plan.h"
 #include "analyze/plan_types.h"
 #include "analyze/verdicts.h"
 #include "view/view.h"
@@ -21,6 +22,8 @@ struct MachineAnalysis {
   std::vector<Finding> findings;  // rule table order
   MachineDiff changes;            // since the previous boot; changes.from.file empty when none
   std::vector<CrossCheck> cross_checks;  // files that describe the machine, checked against it
+  // Per served model: the plan for its layout, then the alternatives (analyze/memory_plan.h).
+  std::vector<MemoryPlan> memory_plans;
 };
 
 struct Analysis {

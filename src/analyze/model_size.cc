@@ -47,111 +47,132 @@ ModelSize ComputeModelSize(const ModelConfig& mc) {
   return out;
 }
 
-namespace {
-
-ModelSize ModelSizeFromShape(const ModelConfig& mc) {
-  ModelSize out;
+ModelShape ComputeModelShape(const ModelConfig& mc) {
+  ModelShape s;
   const bool have_base = SizeKnownPositive(mc.layers) && SizeKnownPositive(mc.hidden_size) &&
                          SizeKnownPositive(mc.heads);
   if (!have_base) {
-    out.params_how = out.kv_how = "config.json lacks layers, hidden_size or attention heads";
-    return out;
+    s.why = "config.json lacks layers, hidden_size or attention heads";
+    return s;
   }
-  const uint64_t L = static_cast<uint64_t>(*mc.layers);
-  const uint64_t h = static_cast<uint64_t>(*mc.hidden_size);
-  const uint64_t H = static_cast<uint64_t>(*mc.heads);
-  const uint64_t KV = SizeKnownPositive(mc.kv_heads) ? static_cast<uint64_t>(*mc.kv_heads) : H;
-  const uint64_t d = SizeKnownPositive(mc.head_dim) ? static_cast<uint64_t>(*mc.head_dim) : h / H;
-  out.mla = SizeKnownPositive(mc.kv_lora_rank);
+  const uint64_t L = s.layers = static_cast<uint64_t>(*mc.layers);
+  const uint64_t h = s.hidden = static_cast<uint64_t>(*mc.hidden_size);
+  const uint64_t H = s.heads = static_cast<uint64_t>(*mc.heads);
+  const uint64_t KV = s.kv_heads =
+      SizeKnownPositive(mc.kv_heads) ? static_cast<uint64_t>(*mc.kv_heads) : H;
+  const uint64_t d = s.head_dim =
+      SizeKnownPositive(mc.head_dim) ? static_cast<uint64_t>(*mc.head_dim) : h / H;
+  s.mla = SizeKnownPositive(mc.kv_lora_rank);
+  s.mtp_layers = SizeKnownPositive(mc.mtp_layers) ? static_cast<uint64_t>(*mc.mtp_layers) : 0;
 
   // --- attention, per layer ---
   // GQA/MHA: q and o are h x (H*d); k and v are h x (KV*d): h*d*(2H + 2KV).
   // MLA (DeepSeek-V2/V3): q through a rank-q_lora_rank bottleneck (or one h x H*(nope+rope)
   // matrix without one), kv_a: h x (kv_lora_rank + rope), kv_b: kv_lora_rank x H*(nope + v),
-  // o: H*v x h.
-  uint64_t attn = 0;
-  std::string attn_how;
-  if (out.mla) {
+  // o: H*v x h. The down-projections (q_a, kv_a) are not split by tensor parallelism: vLLM and
+  // SGLang load them as replicated layers on every rank.
+  if (s.mla) {
     if (!SizeKnownPositive(mc.qk_nope_head_dim) || !SizeKnownPositive(mc.qk_rope_head_dim) ||
         !SizeKnownPositive(mc.v_head_dim) ||
         !(SizeKnownPositive(mc.q_lora_rank) || SizeAbsent(mc.q_lora_rank))) {
-      out.params_how = out.kv_how =
+      s.why =
           "MLA model without qk_nope_head_dim, qk_rope_head_dim, v_head_dim or a usable "
           "q_lora_rank";
-      return out;
+      return s;
     }
     const uint64_t nope = static_cast<uint64_t>(*mc.qk_nope_head_dim);
     const uint64_t rope = static_cast<uint64_t>(*mc.qk_rope_head_dim);
     const uint64_t v = static_cast<uint64_t>(*mc.v_head_dim);
     const uint64_t r = static_cast<uint64_t>(*mc.kv_lora_rank);
-    uint64_t q = SizeKnownPositive(mc.q_lora_rank)
-                     ? h * static_cast<uint64_t>(*mc.q_lora_rank) +
-                           static_cast<uint64_t>(*mc.q_lora_rank) * H * (nope + rope)
-                     : h * H * (nope + rope);
-    attn = q + h * (r + rope) + r * H * (nope + v) + H * v * h;
-    attn_how = "MLA attention";
+    const bool qlora = SizeKnownPositive(mc.q_lora_rank);
+    const uint64_t ql = qlora ? static_cast<uint64_t>(*mc.q_lora_rank) : 0;
+    uint64_t q = qlora ? h * ql + ql * H * (nope + rope) : h * H * (nope + rope);
+    s.attn = q + h * (r + rope) + r * H * (nope + v) + H * v * h;
+    s.attn_replicated = (qlora ? h * ql : 0) + h * (r + rope);
+    s.attn_how = "MLA attention";
     // MLA caches the compressed latent and the shared RoPE key, not per-head K and V.
-    out.kv_elements_per_token = (r + rope) * L;
-    out.kv_how =
-        fmt::format("MLA: (kv_lora_rank {} + qk_rope_head_dim {}) x {} layers", r, rope, L);
+    s.kv_elements_per_token = (r + rope) * L;
+    s.kv_how = fmt::format("MLA: (kv_lora_rank {} + qk_rope_head_dim {}) x {} layers", r, rope, L);
   } else {
-    attn = h * d * (2 * H + 2 * KV);
-    attn_how = fmt::format("attention h*d*(2H+2KV) = {}*{}*(2*{}+2*{})", h, d, H, KV);
-    out.kv_elements_per_token = 2 * KV * d * L;
-    out.kv_how = fmt::format("2 (K and V) x {} KV heads x head_dim {} x {} layers", KV, d, L);
+    s.attn = h * d * (2 * H + 2 * KV);
+    s.attn_how = fmt::format("attention h*d*(2H+2KV) = {}*{}*(2*{}+2*{})", h, d, H, KV);
+    s.kv_elements_per_token = 2 * KV * d * L;
+    s.kv_how = fmt::format("2 (K and V) x {} KV heads x head_dim {} x {} layers", KV, d, L);
   }
 
   // --- MLP, per layer: a gated MLP (gate, up, down) is 3 x h x intermediate ---
   const bool moe = SizeKnownPositive(mc.routed_experts);
-  uint64_t dense_layers =
+  s.dense_layers =
       moe ? (SizeKnownPositive(mc.dense_layers) ? static_cast<uint64_t>(*mc.dense_layers) : 0) : L;
-  if (dense_layers > L) dense_layers = L;
-  const uint64_t moe_layers = L - dense_layers;
-  if (dense_layers > 0 && !SizeKnownPositive(mc.intermediate_size)) {
-    out.params_how = "config.json lacks intermediate_size";
-    return out;
+  if (s.dense_layers > L) s.dense_layers = L;
+  s.moe_layers = L - s.dense_layers;
+  if (s.dense_layers > 0 && !SizeKnownPositive(mc.intermediate_size)) {
+    s.why = "config.json lacks intermediate_size";
+    return s;
   }
-  const uint64_t dense_mlp =
-      dense_layers ? 3 * h * static_cast<uint64_t>(*mc.intermediate_size) : 0;
-  uint64_t moe_total = 0, moe_active = 0;
-  std::string moe_how;
-  if (moe && moe_layers > 0) {
+  s.intermediate =
+      SizeKnownPositive(mc.intermediate_size) ? static_cast<uint64_t>(*mc.intermediate_size) : 0;
+  s.dense_mlp = s.dense_layers ? 3 * h * s.intermediate : 0;
+  if (moe && s.moe_layers > 0) {
     if (!SizeKnownPositive(mc.moe_intermediate_size) || !SizeKnownPositive(mc.active_experts)) {
-      out.params_how = "MoE config.json lacks moe_intermediate_size or num_experts_per_tok";
-      return out;
+      s.why = "MoE config.json lacks moe_intermediate_size or num_experts_per_tok";
+      return s;
     }
-    const uint64_t E = static_cast<uint64_t>(*mc.routed_experts);
-    const uint64_t k = static_cast<uint64_t>(*mc.active_experts);
-    const uint64_t S = mc.shared_experts.known() && *mc.shared_experts > 0
-                           ? static_cast<uint64_t>(*mc.shared_experts)
-                           : 0;
-    const uint64_t expert = 3 * h * static_cast<uint64_t>(*mc.moe_intermediate_size);
-    // Routed experts, shared experts (each the size of a routed one), the router (h x E).
-    moe_total = (E + S) * expert + h * E;
-    moe_active = (k + S) * expert + h * E;
-    moe_how = fmt::format(
+    s.routed = static_cast<uint64_t>(*mc.routed_experts);
+    s.active = static_cast<uint64_t>(*mc.active_experts);
+    s.shared = mc.shared_experts.known() && *mc.shared_experts > 0
+                   ? static_cast<uint64_t>(*mc.shared_experts)
+                   : 0;
+    s.expert = 3 * h * static_cast<uint64_t>(*mc.moe_intermediate_size);
+    s.router = h * s.routed;
+    s.moe_how = fmt::format(
         "; {} MoE layers of ({} routed + {} shared) experts of 3*h*{} (active: {} + {})",
-        moe_layers, E, S, *mc.moe_intermediate_size, k, S);
+        s.moe_layers, s.routed, s.shared, *mc.moe_intermediate_size, s.active, s.shared);
   }
 
   // --- embeddings: the input table, and the output head unless tied to it ---
   if (!SizeKnownPositive(mc.vocab_size)) {
-    out.params_how = "config.json lacks vocab_size";
+    s.why = "config.json lacks vocab_size";
+    return s;
+  }
+  s.vocab = static_cast<uint64_t>(*mc.vocab_size);
+  s.embed = s.vocab * h;
+  s.tied = mc.tie_word_embeddings.value_or(false);
+  s.tied_how = s.tied ? " (tied)"
+               : mc.tie_word_embeddings.known()
+                   ? " x 2 (input and output)"
+                   : " x 2 (tie_word_embeddings not stated: counted untied)";
+  s.ok = true;
+  return s;
+}
+
+namespace {
+
+ModelSize ModelSizeFromShape(const ModelConfig& mc) {
+  ModelSize out;
+  const ModelShape s = ComputeModelShape(mc);
+  out.mla = s.mla;
+  if (s.kv_elements_per_token) {
+    out.kv_elements_per_token = s.kv_elements_per_token;
+    out.kv_how = s.kv_how;
+  }
+  if (!s.ok) {
+    out.params_how = s.why;
+    if (!out.kv_elements_per_token) out.kv_how = s.why;
     return out;
   }
-  const uint64_t V = static_cast<uint64_t>(*mc.vocab_size);
-  const bool tied = mc.tie_word_embeddings.value_or(false);
-  const uint64_t emb = V * h * (tied ? 1 : 2);
-
-  out.total_params = L * attn + dense_layers * dense_mlp + moe_layers * moe_total + emb;
-  out.active_params = L * attn + dense_layers * dense_mlp + moe_layers * moe_active + emb;
+  const uint64_t emb = s.embed * (s.tied ? 1 : 2);
+  const uint64_t moe_total = s.moe_layers ? (s.routed + s.shared) * s.expert + s.router : 0;
+  const uint64_t moe_active = s.moe_layers ? (s.active + s.shared) * s.expert + s.router : 0;
+  out.total_params =
+      s.layers * s.attn + s.dense_layers * s.dense_mlp + s.moe_layers * moe_total + emb;
+  out.active_params =
+      s.layers * s.attn + s.dense_layers * s.dense_mlp + s.moe_layers * moe_active + emb;
   out.params_how = fmt::format(
       "{} layers x {} ({}); {} dense layers x 3*h*{}{}; embeddings {} x {}{} (norms and biases "
       "not counted)",
-      L, attn, attn_how, dense_layers, mc.intermediate_size.value_or(0), moe_how, V, h,
-      tied                             ? " (tied)"
-      : mc.tie_word_embeddings.known() ? " x 2 (input and output)"
-                                       : " x 2 (tie_word_embeddings not stated: counted untied)");
+      s.layers, s.attn, s.attn_how, s.dense_layers, s.intermediate, s.moe_how, s.vocab, s.hidden,
+      s.tied_how);
   return out;
 }
 

@@ -23,6 +23,34 @@ struct ModelSize {
 
 ModelSize ComputeModelSize(const ModelConfig& mc);
 
+// The parameter count of each part of the model, from config.json's shape: what the size above
+// adds up, and what the memory plan (analyze/memory_plan.h) places on each GPU. `ok` false with
+// `why` when the shape lacks a size it needs.
+struct ModelShape {
+  bool ok = false;
+  std::string why;
+  uint64_t hidden = 0, heads = 0, kv_heads = 0, head_dim = 0;
+  uint64_t layers = 0, dense_layers = 0, moe_layers = 0;
+  uint64_t mtp_layers = 0;  // num_nextn_predict_layers: not in the totals (a draft model's)
+  bool mla = false;
+  uint64_t attn = 0;             // one layer's attention projections
+  uint64_t attn_replicated = 0;  // of those, what tensor parallelism keeps whole on every rank
+  std::string attn_how;
+  uint64_t dense_mlp = 0;  // one dense layer's gated MLP
+  uint64_t intermediate = 0;
+  uint64_t expert = 0;  // one expert's gated MLP
+  uint64_t routed = 0, shared = 0, active = 0;
+  uint64_t router = 0;  // h x routed experts, per MoE layer
+  std::string moe_how;
+  uint64_t vocab = 0, embed = 0;  // one embedding table, vocab x hidden
+  bool tied = false;
+  std::string tied_how;
+  uint64_t kv_elements_per_token = 0;  // all layers
+  std::string kv_how;
+};
+
+ModelShape ComputeModelShape(const ModelConfig& mc);
+
 // Bytes per element of a dtype name ("bfloat16" 2, "float8_e4m3fn" 1, "float32" 4); 2 when the
 // name is not recognised (bf16/fp16, what serving engines run activations and KV in).
 int64_t DtypeBytes(const std::string& dtype);

@@ -68,5 +68,6 @@ std::optional<Finding> RuleNcclP2pFallback(const RuleContext& ctx);           //
 std::optional<Finding> RuleNcclTopoFileMismatch(const RuleContext& ctx);      // nccl.cc
 std::optional<Finding> RuleNotesContradicted(const RuleContext& ctx);         // notes.cc
 std::optional<Finding> RuleDecodeCommunicationBound(const RuleContext& ctx);  // decode.cc
+std::optional<Finding> RulePlanServerDisagrees(const RuleContext& ctx);       // memory_plan.cc
 
 }  // namespace dossier

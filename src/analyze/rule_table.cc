@@ -65,6 +65,10 @@ const std::vector<RuleEntry>& RuleTable() {
        "TP all-reduces at the measured GPU-to-GPU latency cap single-stream tokens/s (warning "
        "when below the notes' single-stream target)",
        RuleDecodeCommunicationBound},
+      {"plan.server-disagrees", kWarning,
+       "the memory plan (weights, KV cache per token, KV tokens) differs from the server's own "
+       "start-up log by more than 10 %",
+       RulePlanServerDisagrees},
       {"notes.contradicted", kWarning,
        "a fact stated in the notes (named as in its alias table) disagrees with what a probe "
        "read (or a server's CUDA_HOME with /usr/local/cuda)",

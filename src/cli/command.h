@@ -31,6 +31,7 @@ int RunDiff(const std::vector<std::string>& args);      // diff.cc
 int RunGenerate(const std::vector<std::string>& args);  // generate.cc
 int RunImport(const std::vector<std::string>& args);    // import.cc
 int RunFleet(const std::vector<std::string>& args);     // fleet.cc
+int RunPlan(const std::vector<std::string>& args);      // plan.cc
 
 int RunServeBench(const std::vector<std::string>& args);  // serve_bench.cc
 

@@ -51,6 +51,8 @@ const std::vector<Command>& Commands() {
       {"note", "edit the notes (goal, targets, machines, facts, tried, next steps, files)",
        RunNote},
       {"diff", "what changed between two collects of a machine (default: its last two)", RunDiff},
+      {"plan", "will the model fit: weights and KV cache per GPU, requests of a length at once",
+       RunPlan},
       {"fleet", "compare many nodes' records; name the ones that differ from their peers",
        RunFleet},
       {"generate",

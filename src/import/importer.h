@@ -78,6 +78,7 @@ Importer NcclLogImporter();         // nccl_log.cc
 Importer CollectJsonImporter();     // collect_json.cc
 Importer PciCfgImporter();          // proxmox.cc
 Importer QemuServerConfImporter();  // proxmox.cc
+Importer ServerLogImporter();       // server_log.cc
 Importer QemuCmdlineImporter();     // qemu_cmdline_paste.cc
 Importer VirshDumpxmlImporter();    // libvirt_xml.cc
 Importer NvbandwidthImporter();     // nvbandwidth.cc

@@ -15,6 +15,7 @@ const std::vector<Importer>& ImporterTable() {
       NvbandwidthImporter(),    ServeBenchImporter(),  NcclLogImporter(),
       NcclTopoImporter(),       CollectJsonImporter(), PciCfgImporter(),
       QemuServerConfImporter(), QemuCmdlineImporter(), VirshDumpxmlImporter(),
+      ServerLogImporter(),
   };
   return kTable;
 }

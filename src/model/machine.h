@@ -35,6 +35,8 @@ struct Machine {
   Topology topology;
   SoftwareInfo software;
   std::vector<Server> servers;
+  // Memory figures a serving engine logged at start-up (imported logs); newest import last.
+  std::vector<ServerMemoryLog> server_logs;
   NvmlInfo nvml;
   NcclInfo nccl;  // version from the nvidia-nccl wheel (probe/nccl.cc); the rest from NCCL logs
 
@@ -58,6 +60,7 @@ struct Machine {
     v("topology", topology);
     v("software", software);
     v("servers", servers);
+    v("server_logs", server_logs);
     v("nvml", nvml);
     v("nccl", nccl);
   }

@@ -78,6 +78,9 @@ struct ModelQuantization {
   Fact<std::vector<std::string>> layer_algorithms;  // "NVFP4: 225 modules"
   Fact<std::string> kv_cache_algorithm;             // "FP8", or unknown when not stated
   Fact<int64_t> group_size;
+  // FP8 block scaling: weight_block_size [128, 128] gives one float32 scale per block (DeepSeek-V3,
+  // Qwen3-FP8); the first dimension is kept (the blocks people ship are square).
+  Fact<int64_t> weight_block_size;
   // Whether attention projections stay unquantized (an excluded module names attention, or no
   // quantized layer does): the seed story's NVFP4-on-experts-only shape.
   Fact<bool> attention_excluded;
@@ -89,6 +92,7 @@ struct ModelQuantization {
     v("layer_algorithms", layer_algorithms);
     v("kv_cache_algorithm", kv_cache_algorithm);
     v("group_size", group_size);
+    v("weight_block_size", weight_block_size);
     v("attention_excluded", attention_excluded);
   }
 };
@@ -107,6 +111,13 @@ struct ModelConfig {
   Fact<int64_t> intermediate_size, moe_intermediate_size, vocab_size, head_dim, dense_layers;
   Fact<int64_t> q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim;
   Fact<bool> tie_word_embeddings;
+  // Multi-token-prediction layers after the main ones (num_nextn_predict_layers: DeepSeek-V3,
+  // GLM): loaded only when the server runs speculative decoding with them.
+  Fact<int64_t> mtp_layers;
+  Fact<int64_t> context_length;  // max_position_embeddings: the longest request the model takes
+  // Sliding-window attention: the window, and how many layers use it (layer_types entries
+  // "sliding_attention": gpt-oss, Gemma 3); their KV cache holds at most the window's tokens.
+  Fact<int64_t> sliding_window, sliding_layers;
   Fact<std::string> dtype;
   Fact<uint64_t> weights_bytes;  // model.safetensors.index.json metadata.total_size
   ModelQuantization quantization;
@@ -134,9 +145,38 @@ struct ModelConfig {
     v("qk_rope_head_dim", qk_rope_head_dim);
     v("v_head_dim", v_head_dim);
     v("tie_word_embeddings", tie_word_embeddings);
+    v("mtp_layers", mtp_layers);
+    v("context_length", context_length);
+    v("sliding_window", sliding_window);
+    v("sliding_layers", sliding_layers);
     v("dtype", dtype);
     v("weights_bytes", weights_bytes);
     v("quantization", quantization);
+  }
+};
+
+// What a serving engine logged about its memory while starting (`dossier import` of a vLLM or
+// SGLang log, import/server_log.cc): the figures the memory plan (analyze/memory_plan.h) is
+// checked against. Both engines print GiB (bytes / 2^30), older releases labelled "GB".
+struct ServerMemoryLog {
+  Fact<std::string> engine;               // "vllm", "sglang"
+  Fact<uint64_t> weights_bytes_per_gpu;   // "Model loading took 78.79 GiB"; SGLang "mem usage="
+  Fact<uint64_t> kv_cache_bytes_per_gpu;  // "Available KV cache memory: 8.11 GiB"; K + V size
+  Fact<uint64_t> kv_tokens;               // "GPU KV cache size: 178,880 tokens"; "#tokens: N"
+  Fact<double> max_concurrency;           // "Maximum concurrency for 131,072 tokens …: 4.07x"
+  Fact<int64_t> concurrency_context;      // the 131,072 of that line
+  Fact<uint64_t> cuda_graph_bytes;        // "Graph capturing finished in 5 secs, took 0.53 GiB"
+  Fact<std::string> out_of_memory;        // the first "CUDA out of memory" line
+  template <class V>
+  void visit(V& v) {
+    v("engine", engine);
+    v("weights_bytes_per_gpu", weights_bytes_per_gpu);
+    v("kv_cache_bytes_per_gpu", kv_cache_bytes_per_gpu);
+    v("kv_tokens", kv_tokens);
+    v("max_concurrency", max_concurrency);
+    v("concurrency_context", concurrency_context);
+    v("cuda_graph_bytes", cuda_graph_bytes);
+    v("out_of_memory", out_of_memory);
   }
 };
 

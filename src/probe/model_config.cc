@@ -148,6 +148,14 @@ void ReadKvCache(const ConfigView& c, ModelQuantization* out) {
 // group_size, else compressed-tensors' config_groups.<name>.weights.group_size (first group).
 void ReadGroupSize(const json& q, const ConfigView& c, const std::string& base,
                    ModelQuantization* out) {
+  if (auto b = c.Find({"weight_block_size"}); b.v && b.v->is_array() && !b.v->empty()) {
+    const json& first = (*b.v)[0];
+    if (first.is_number_integer() && first.get<int64_t>() > 0) {
+      out->weight_block_size.Set(first.get<int64_t>(), b.src + "/0");
+    } else {
+      out->weight_block_size.Unknown("not a positive integer: " + Short(first), b.src + "/0");
+    }
+  }
   if (GetInt(c, {"group_size", "q_group_size"}, &out->group_size)) return;
   auto g = q.find("config_groups");
   if (g == q.end() || !g->is_object()) return;
@@ -246,6 +254,7 @@ void MergeQuant(const ModelQuantization& from, ModelQuantization* into) {
   take(from.layer_algorithms, &into->layer_algorithms);
   take(from.kv_cache_algorithm, &into->kv_cache_algorithm);
   take(from.group_size, &into->group_size);
+  take(from.weight_block_size, &into->weight_block_size);
   take(from.attention_excluded, &into->attention_excluded);
 }
 
@@ -290,6 +299,17 @@ void ReadShape(const ConfigView& c, ModelConfig* out) {
   GetInt(c, {"qk_nope_head_dim"}, &out->qk_nope_head_dim);
   GetInt(c, {"qk_rope_head_dim"}, &out->qk_rope_head_dim);
   GetInt(c, {"v_head_dim"}, &out->v_head_dim);
+  GetInt(c, {"num_nextn_predict_layers", "num_mtp_layers"}, &out->mtp_layers);
+  GetInt(c, {"max_position_embeddings", "max_sequence_length", "seq_length"},
+         &out->context_length);
+  GetInt(c, {"sliding_window"}, &out->sliding_window);
+  // layer_types: ["sliding_attention", "full_attention", …] per layer.
+  if (auto h = c.Find({"layer_types"}); h.v && h.v->is_array()) {
+    int64_t n = 0;
+    for (const auto& e : *h.v)
+      if (e.is_string() && e.get<std::string>() == "sliding_attention") ++n;
+    out->sliding_layers.Set(n, h.src);
+  }
   if (auto h = c.Find({"tie_word_embeddings"}); h.v) {
     if (h.v->is_boolean()) {
       out->tie_word_embeddings.Set(h.v->get<bool>(), h.src);

@@ -9,6 +9,7 @@
 #include "model/json_io.h"
 #include "render/json_visit.h"
 #include "render/measure_summary.h"
+#include "render/memory_plan_render.h"
 #include "render/render.h"
 
 namespace dossier {
@@ -142,6 +143,11 @@ std::string RenderJson(const View& view, const Analysis& a) {
                             {"evidence", PlainArray(v->evidence)}};
     // Present only when something was cross-checked (docs/json.md).
     if (!ma.cross_checks.empty()) m["cross_checks"] = PlainArray(ma.cross_checks);
+    // Present only for machines serving a model whose config.json was read (docs/json.md).
+    if (!ma.memory_plans.empty()) {
+      m["memory_plans"] = nlohmann::json::array();
+      for (const auto& p : ma.memory_plans) m["memory_plans"].push_back(MemoryPlanJson(p));
+    }
     // Present only for machines with `dossier import` records (docs/json.md).
     if (!mv.imports.empty()) {
       m["imports"] = nlohmann::json::array();

@@ -31,6 +31,7 @@ const std::vector<MdDocSection>& MdDocumentSections() {
       {"Goal", MdGoal, true},
       {"Instructions", MdInstructions, true},
       {"Discoveries, from the hardware up", MdDiscoveries, false},
+      {"Memory plan", MdMemoryPlan, false},
       {"Measurements", MdMeasurements, false},
       {"Findings", MdFindings, false},
       {"Accomplished", MdAccomplished, true},

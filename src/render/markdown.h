@@ -51,6 +51,7 @@ void MdGoal(const View& view, const Analysis& a, std::string* out);          // 
 void MdInstructions(const View& view, const Analysis& a, std::string* out);  // md_report.cc
 void MdDiscoveries(const View& view, const Analysis& a, std::string* out);   // markdown.cc
 void MdMeasurements(const View& view, const Analysis& a, std::string* out);  // md_measurements.cc
+void MdMemoryPlan(const View& view, const Analysis& a, std::string* out);    // md_memory_plan.cc
 void MdFindings(const View& view, const Analysis& a, std::string* out);      // md_findings.cc
 void MdAccomplished(const View& view, const Analysis& a, std::string* out);  // md_report.cc
 void MdNextSteps(const View& view, const Analysis& a, std::string* out);     // md_report.cc

@@ -5,6 +5,7 @@
 
 #include <set>
 
+#include "analyze/model_size.h"
 #include "render/markdown.h"
 #include "render/md_util.h"
 
@@ -62,6 +63,17 @@ void ModelTable(const ModelConfig& mc, std::string* out) {
   t.Add("Experts, shared", mc.shared_experts);
   t.Add("Experts, active per token", mc.active_experts);
   t.Add("Dtype", mc.dtype);
+  // The parameter count from the shape (analyze/model_size.h): what the model card calls "744B
+  // total, 40B active".
+  if (ModelSize size = ComputeModelSize(mc); size.total_params) {
+    std::string v = ParamsText(*size.total_params) + " total";
+    if (size.active_params && *size.active_params != *size.total_params)
+      v += ", " + ParamsText(*size.active_params) + " active per token";
+    if (mc.mtp_layers.known() && *mc.mtp_layers > 0)
+      v += fmt::format(" (without {} multi-token-prediction layer{})", *mc.mtp_layers,
+                       *mc.mtp_layers == 1 ? "" : "s");
+    t.AddText("Parameters", md::Escape(v), Code(mc.config_file.value_or("config.json")));
+  }
   if (mc.weights_bytes.known()) {
     t.AddText("Weights", md::Bytes(*mc.weights_bytes), md::Source(mc.weights_bytes));
   } else {

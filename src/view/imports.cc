@@ -191,6 +191,9 @@ void OverlayImport(Machine* base, const Machine& imported, const std::string& ba
     if (std::find(base->hypervisor.problems.begin(), base->hypervisor.problems.end(), p) ==
         base->hypervisor.problems.end())
       base->hypervisor.problems.push_back(p);
+  // A serving engine's memory figures: a newer log replaces what an older one said.
+  if (!imported.server_logs.empty() && (base->server_logs.empty() || side.newer))
+    base->server_logs = imported.server_logs;
   if (imported.nvml.loaded && !base->nvml.loaded) {
     base->nvml.loaded = true;
     base->nvml.library = imported.nvml.library;

@@ -139,6 +139,7 @@ constexpr const char* kImpQemuCmd = "qemu-cmdline";
 constexpr const char* kImpVirsh = "virsh-dumpxml";
 constexpr const char* kImpNvb = "nvbandwidth";
 constexpr const char* kImpNcclTopo = "nccl-topo-xml";
+constexpr const char* kImpServerLog = "server-log";
 // One file as `dossier fleet` reads it (a collect record or collect/report JSON output): JSON,
 // the machine model, the analysis, the facts compared, and the comparison itself.
 void FleetFile(const uint8_t* d, size_t n) {
@@ -602,6 +603,7 @@ const std::vector<FuzzEntry>& FuzzEntries() {
       {"import-virsh-dumpxml", ImportAs<&kImpVirsh>},
       {"import-nvbandwidth", ImportAs<&kImpNvb>},
       {"import-nccl-topo-xml", ImportAs<&kImpNcclTopo>},
+      {"import-server-log", ImportAs<&kImpServerLog>},
       {"notes", NotesFile},
       {"record_report", RecordReport},
       {"redact_planted", RedactPlanted},

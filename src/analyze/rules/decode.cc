@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "analyze/evidence.h"
+#include "analyze/memory_plan.h"
 #include "analyze/model_size.h"
 #include "analyze/rule.h"
 
@@ -46,18 +47,6 @@ std::optional<DecodeHop> DecodeHopLatency(const MachineView& mv, uint64_t messag
           pm.time};
   }
   return std::nullopt;
-}
-
-// Bytes of one KV cache element: the engine's --kv-cache-dtype when given ("auto" is the model's
-// dtype), else the checkpoint's stated KV quantization, else the model's dtype.
-int64_t DecodeKvBytes(const Server& s) {
-  for (const char* f : {"--kv-cache-dtype", "--kv_cache_dtype"}) {
-    auto it = s.flags.find(f);
-    if (it != s.flags.end() && it->second != "auto") return DtypeBytes(it->second);
-  }
-  std::string kv = s.model.quantization.kv_cache_algorithm.value_or("");
-  if (kv == "FP8" || kv == "fp8") return 1;
-  return DtypeBytes(s.model.dtype.value_or("bfloat16"));
 }
 
 // Tokens/s that communication alone allows.
@@ -114,7 +103,7 @@ std::optional<Finding> RuleDecodeCommunicationBound(const RuleContext& ctx) {
                  : ParamsText(*size.total_params),
              cfg + " (" + size.params_how + ")"));
     if (size.kv_elements_per_token) {
-      const int64_t kvb = DecodeKvBytes(s);
+      const int64_t kvb = KvCacheElementBytes(s.flags, mc, "").value_or(2);
       const uint64_t per_token = *size.kv_elements_per_token * static_cast<uint64_t>(kvb);
       f.evidence.push_back(Ev(std::string("KV cache per token") + (size.mla ? " (MLA latent)" : ""),
                               fmt::format("{} B ({:.1f} KiB)", per_token, per_token / 1024.0),

@@ -1,0 +1,374 @@
+// The memory plan against what real servers logged for real models (each figure with the public
+// thread it comes from), and its choices on inputs built so that the wrong choice gives another
+// answer.
+#include "analyze/memory_plan.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "analyze/model_size.h"
+#include "model/machine.h"
+#include "model/notes.h"
+#include "probe/model_config.h"
+
+namespace dossier {
+namespace {
+
+constexpr double kTestGiB = 1024.0 * 1024.0 * 1024.0;
+
+ModelConfig ParseConfig(const std::string& text) {
+  ModelConfig mc;
+  ParseModelConfigText(text, "config.json", &mc);
+  if (!mc.quantization.method.known()) mc.quantization.method.Set("none", "test");
+  return mc;
+}
+
+// Llama-3.1-70B's shape (meta-llama/Llama-3.1-70B-Instruct config.json) with the
+// compressed-tensors W8A8 INT8 quantization of neuralmagic/Meta-Llama-3.1-70B-Instruct-
+// quantized.w8a8.
+const char* kLlama70bW8a8 = R"({
+  "architectures": ["LlamaForCausalLM"], "hidden_size": 8192, "num_hidden_layers": 80,
+  "num_attention_heads": 64, "num_key_value_heads": 8, "intermediate_size": 28672,
+  "vocab_size": 128256, "tie_word_embeddings": false, "torch_dtype": "bfloat16",
+  "max_position_embeddings": 131072,
+  "quantization_config": {"quant_method": "compressed-tensors", "format": "int-quantized",
+                          "ignore": ["lm_head"]}})";
+
+// deepseek-ai/DeepSeek-R1 config.json (DeepSeek-V3's shape, FP8 with 128x128 block scales).
+const char* kDeepSeekR1 = R"({
+  "architectures": ["DeepseekV3ForCausalLM"], "hidden_size": 7168, "num_hidden_layers": 61,
+  "num_attention_heads": 128, "num_key_value_heads": 128, "intermediate_size": 18432,
+  "moe_intermediate_size": 2048, "n_routed_experts": 256, "n_shared_experts": 1,
+  "num_experts_per_tok": 8, "first_k_dense_replace": 3, "q_lora_rank": 1536,
+  "kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128,
+  "vocab_size": 129280, "tie_word_embeddings": false, "num_nextn_predict_layers": 1,
+  "torch_dtype": "bfloat16", "max_position_embeddings": 163840,
+  "quantization_config": {"quant_method": "fp8", "fmt": "e4m3", "activation_scheme": "dynamic",
+                          "weight_block_size": [128, 128]}})";
+
+// Qwen/Qwen3-235B-A22B-FP8 config.json.
+const char* kQwen3_235bFp8 = R"({
+  "architectures": ["Qwen3MoeForCausalLM"], "hidden_size": 4096, "num_hidden_layers": 94,
+  "num_attention_heads": 64, "num_key_value_heads": 4, "head_dim": 128,
+  "intermediate_size": 12288, "moe_intermediate_size": 1536, "num_experts": 128,
+  "num_experts_per_tok": 8, "vocab_size": 151936, "tie_word_embeddings": false,
+  "torch_dtype": "bfloat16", "max_position_embeddings": 40960,
+  "quantization_config": {"quant_method": "fp8", "fmt": "e4m3", "activation_scheme": "dynamic",
+                          "weight_block_size": [128, 128]}})";
+
+// The seed story's model: GLM-5 in ModelOpt NVFP4, attention, shared experts, the dense layers
+// and the MTP layer left in BF16 (tests/fixtures/trees/seed-guest/files/models/GLM-5-NVFP4).
+const char* kGlm5Nvfp4 = R"({
+  "architectures": ["GlmMoeDsaForCausalLM"], "dtype": "bfloat16", "first_k_dense_replace": 3,
+  "hidden_size": 6144, "intermediate_size": 12288, "kv_lora_rank": 512,
+  "max_position_embeddings": 202752, "moe_intermediate_size": 2048, "n_routed_experts": 256,
+  "n_shared_experts": 1, "num_attention_heads": 64, "num_experts_per_tok": 8,
+  "num_hidden_layers": 78, "num_key_value_heads": 64, "num_nextn_predict_layers": 1,
+  "q_lora_rank": 2048, "qk_nope_head_dim": 192, "qk_rope_head_dim": 64, "v_head_dim": 256,
+  "vocab_size": 154880, "tie_word_embeddings": false,
+  "quantization_config": {"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16,
+    "exclude_modules": ["lm_head", "model.embed_tokens", "model.layers.*.self_attn*",
+      "model.layers.*.mlp.gate", "model.layers.*.mlp.shared_experts*", "model.layers.0.mlp*",
+      "model.layers.1.mlp*", "model.layers.2.mlp*", "model.layers.78*"]}})";
+
+PlanInputs Inputs(const ModelConfig& mc, int64_t tp, double gib, double fraction,
+                  double reserve_gib) {
+  PlanInputs in;
+  in.model = mc;
+  in.layout.tp = tp;
+  in.gpus.Set(tp, "test");
+  in.gpu_memory_bytes.Set(static_cast<uint64_t>(gib * kTestGiB), "test");
+  in.mem_fraction.Set(fraction, "test");
+  in.reserve_bytes.Set(static_cast<uint64_t>(reserve_gib * kTestGiB), "test");
+  in.kv_bytes_per_element = KvCacheElementBytes({}, mc, "test");
+  if (mc.context_length.known()) in.context.Set(*mc.context_length, "test");
+  return in;
+}
+
+double Within(double got, double want) {
+  return std::fabs(got - want) / want;
+}
+
+// vLLM logged "Loading model weights took 67.7229 GB" (its GB are GiB) for the W8A8 70B on one
+// GPU: vllm-project/vllm pull request #12569.
+TEST(MemoryPlan, Int8DenseWeightsMatchVllmsLog) {
+  MemoryPlan p = ComputeMemoryPlan(Inputs(ParseConfig(kLlama70bW8a8), 1, 79.2, 0.98, 2));
+  ASSERT_TRUE(p.weight_bytes_per_gpu.known()) << p.weight_bytes_per_gpu.unknown;
+  EXPECT_LT(Within(*p.weight_bytes_per_gpu / kTestGiB, 67.7229), 0.05);
+  // INT8 layers and BF16 embeddings and head: far from either all-BF16 (131 GiB) or all-INT8.
+  EXPECT_LT(Within(*p.weight_bytes_per_gpu / kTestGiB, 67.7229), 0.01);
+}
+
+// The Habana vLLM fork logged "Pre-loading model weights on hpu:0 took 79.41 GiB" per rank for
+// DeepSeek-R1 (FP8 blocks) at tensor parallel 8: HabanaAI/vllm-fork issue #809. The MTP layer is
+// not loaded without speculative decoding.
+TEST(MemoryPlan, Fp8BlockMlaMoeWeightsPerRankMatchTheLog) {
+  ModelConfig mc = ParseConfig(kDeepSeekR1);
+  MemoryPlan p = ComputeMemoryPlan(Inputs(mc, 8, 94.62, 0.9, 2));
+  ASSERT_TRUE(p.weight_bytes_per_gpu.known()) << p.weight_bytes_per_gpu.unknown;
+  EXPECT_LT(Within(*p.weight_bytes_per_gpu / kTestGiB, 79.41), 0.05);
+  EXPECT_LT(Within(*p.weight_bytes_per_gpu / kTestGiB, 79.41), 0.01);
+  ASSERT_TRUE(p.params_total.known());
+  EXPECT_EQ(ParamsText(*p.params_total), "671.0 B");
+  ASSERT_TRUE(p.params_mtp.known());
+  EXPECT_NE(p.params_mtp.source.find("not loaded"), std::string::npos);
+
+  // With its MTP layer loaded for speculative decoding, the last rank holds more.
+  PlanInputs spec = Inputs(mc, 8, 94.62, 0.9, 2);
+  spec.mtp_loaded = true;
+  MemoryPlan q = ComputeMemoryPlan(spec);
+  ASSERT_TRUE(q.weight_bytes_per_gpu.known());
+  EXPECT_GT(*q.weight_bytes_per_gpu, *p.weight_bytes_per_gpu + static_cast<uint64_t>(kTestGiB));
+}
+
+// Qwen3-235B-A22B-FP8 on 4 x H100 (vllm-project/vllm issue #21348): vLLM "Available KV cache
+// memory: 8.11 GiB" -> "GPU KV cache size: 178,880 tokens"; SGLang "KV Cache is allocated.
+// #tokens: 367404, K size: 8.23 GB, V size: 8.23 GB". One KV head per rank (4 over TP 4).
+TEST(MemoryPlan, GqaKvBytesPerTokenPerGpuMatchBothServersLogs) {
+  ModelConfig mc = ParseConfig(kQwen3_235bFp8);
+  MemoryPlan p = ComputeMemoryPlan(Inputs(mc, 4, 79.2, 0.9, 2));
+  ASSERT_TRUE(p.kv_bytes_per_token_per_gpu.known()) << p.kv_bytes_per_token_per_gpu.unknown;
+  EXPECT_EQ(*p.kv_bytes_per_token_per_gpu, 2u * 1 * 128 * 94 * 2);
+  EXPECT_EQ(*p.kv_bytes_per_token, 2u * 4 * 128 * 94 * 2);
+  const double per = static_cast<double>(*p.kv_bytes_per_token_per_gpu);
+  EXPECT_LT(Within(8.11 * kTestGiB / per, 178880), 0.05);
+  EXPECT_LT(Within(2 * 8.23 * kTestGiB / per, 367404), 0.05);
+  ASSERT_TRUE(p.params_total.known() && p.params_active.known());
+  EXPECT_EQ(ParamsText(*p.params_total), "235.1 B");
+  EXPECT_EQ(ParamsText(*p.params_active), "22.19 B");
+
+  // Tensor parallel 8 over 4 KV heads: each rank still holds one head (replicated), not half.
+  MemoryPlan p8 = ComputeMemoryPlan(Inputs(mc, 8, 79.2, 0.9, 2));
+  ASSERT_TRUE(p8.kv_bytes_per_token_per_gpu.known());
+  EXPECT_EQ(*p8.kv_bytes_per_token_per_gpu, *p.kv_bytes_per_token_per_gpu);
+}
+
+// The seed's model: 744 B total, 40 B active (GLM-5's model card), routed experts in NVFP4
+// (4-bit values and an FP8 scale per 16), the modules the config excludes in BF16.
+TEST(MemoryPlan, Nvfp4ExpertsWithUnquantizedAttentionOnEightGpus) {
+  ModelConfig mc = ParseConfig(kGlm5Nvfp4);
+  PlanInputs in = Inputs(mc, 8, 95.0, 0.85, 1);
+  MemoryPlan p = ComputeMemoryPlan(in);
+  ASSERT_TRUE(p.params_total.known() && p.params_active.known());
+  EXPECT_LT(Within(static_cast<double>(*p.params_total), 744e9), 0.01);
+  EXPECT_LT(Within(static_cast<double>(*p.params_active), 40e9), 0.05);
+  bool experts_fp4 = false, attention_bf16 = false, shared_bf16 = false;
+  for (const auto& part : p.weight_parts) {
+    if (part.starts_with("routed experts:") && part.find("NVFP4") != std::string::npos)
+      experts_fp4 = true;
+    if (part.starts_with("attention:") && part.find("bfloat16") != std::string::npos &&
+        part.find("NVFP4") == std::string::npos)
+      attention_bf16 = true;
+    if (part.starts_with("shared experts:") && part.find("bfloat16") != std::string::npos)
+      shared_bf16 = true;
+  }
+  EXPECT_TRUE(experts_fp4 && attention_bf16 && shared_bf16)
+      << ::testing::PrintToString(p.weight_parts);
+  // Routed experts 75 x 256 x 3 x 6144 x 2048 params at 0.5625 B, the rest at 2 B: ~444 GB whole.
+  ASSERT_TRUE(p.weight_bytes_total.known());
+  EXPECT_LT(Within(static_cast<double>(*p.weight_bytes_total), 444.6e9), 0.01);
+  ASSERT_TRUE(p.weight_bytes_per_gpu.known());
+  EXPECT_GT(*p.weight_bytes_per_gpu, *p.weight_bytes_total / 8);  // MLA down-projections whole
+  EXPECT_LT(*p.weight_bytes_per_gpu,
+            *p.weight_bytes_total / 8 + static_cast<uint64_t>(4 * kTestGiB));
+  // MLA: (512 + 64) x 78 layers x 2 B per token, the same on every rank.
+  ASSERT_TRUE(p.kv_bytes_per_token_per_gpu.known());
+  EXPECT_EQ(*p.kv_bytes_per_token_per_gpu, 576u * 78 * 2);
+  EXPECT_EQ(*p.kv_bytes_per_token, *p.kv_bytes_per_token_per_gpu);
+  ASSERT_TRUE(p.fits.known());
+  EXPECT_TRUE(*p.fits);
+}
+
+// Pipeline parallel halves the layers, so the MLA latent a GPU holds per token halves too: TP 4 x
+// PP 2 holds more tokens than TP 8 for this model, and the plan must say so.
+TEST(MemoryPlan, PipelineStagesHoldTheirLayersKv) {
+  ModelConfig mc = ParseConfig(kGlm5Nvfp4);
+  PlanInputs in = Inputs(mc, 8, 95.0, 0.85, 1);
+  MemoryPlan tp8 = ComputeMemoryPlan(in);
+  auto alts = AlternativeLayouts(in.layout, mc);
+  ASSERT_FALSE(alts.empty());
+  EXPECT_EQ(alts[0].tp, 4);
+  EXPECT_EQ(alts[0].pp, 2);
+  in.layout = alts[0];
+  MemoryPlan pp2 = ComputeMemoryPlan(in);
+  ASSERT_TRUE(tp8.kv_tokens_per_gpu.known() && pp2.kv_tokens_per_gpu.known());
+  EXPECT_EQ(*pp2.kv_bytes_per_token_per_gpu, 576u * 39 * 2);
+  EXPECT_GT(*pp2.kv_tokens_per_gpu, *tp8.kv_tokens_per_gpu);
+  // Expert parallel is offered for the MoE model that does not use it.
+  bool ep = false;
+  for (const auto& a : AlternativeLayouts(PlanLayout{8, 1, 1, 1}, mc)) ep |= a.ep == 8;
+  EXPECT_TRUE(ep);
+}
+
+TEST(MemoryPlan, WeightsThatDoNotFitSayWhyAndGiveNoTokens) {
+  MemoryPlan p = ComputeMemoryPlan(Inputs(ParseConfig(kGlm5Nvfp4), 8, 24.0, 0.9, 1));
+  ASSERT_TRUE(p.fits.known());
+  EXPECT_FALSE(*p.fits);
+  EXPECT_NE(p.fits.source.find("exceed"), std::string::npos) << p.fits.source;
+  EXPECT_FALSE(p.kv_tokens_per_gpu.known());
+  EXPECT_FALSE(p.max_concurrency.known());
+}
+
+TEST(MemoryPlan, TargetConcurrencyDecidesFits) {
+  ModelConfig mc = ParseConfig(kLlama70bW8a8);
+  PlanInputs in = Inputs(mc, 2, 80.0, 0.9, 2);
+  in.context.Set(32768, "test");
+  MemoryPlan base = ComputeMemoryPlan(in);
+  ASSERT_TRUE(base.max_concurrency.known());
+  const double c = *base.max_concurrency;
+  ASSERT_GT(c, 2);
+  in.target_concurrency = static_cast<int64_t>(std::floor(c));
+  MemoryPlan under = ComputeMemoryPlan(in);
+  ASSERT_TRUE(under.fits.known());
+  EXPECT_TRUE(*under.fits) << under.fits.source;
+  in.target_concurrency = static_cast<int64_t>(std::ceil(c)) + 1;
+  MemoryPlan over = ComputeMemoryPlan(in);
+  ASSERT_TRUE(over.fits.known());
+  EXPECT_FALSE(*over.fits) << over.fits.source;
+  EXPECT_NE(over.fits.source.find("fall short"), std::string::npos);
+}
+
+// No GPU memory known: the token pool and the verdict are unknown with the way to give it, never
+// 0 or "does not fit".
+TEST(MemoryPlan, UnknownGpuMemoryIsUnknownNotZero) {
+  PlanInputs in = Inputs(ParseConfig(kLlama70bW8a8), 4, 80, 0.9, 2);
+  in.gpu_memory_bytes.Unknown("NVML was not read; give --gpus COUNTxMEMORY", "");
+  MemoryPlan p = ComputeMemoryPlan(in);
+  EXPECT_TRUE(p.weight_bytes_per_gpu.known());
+  EXPECT_FALSE(p.kv_tokens_per_gpu.known());
+  EXPECT_NE(p.kv_tokens_per_gpu.unknown.find("--gpus"), std::string::npos);
+  EXPECT_FALSE(p.fits.known());
+}
+
+TEST(MemoryPlan, LayoutNeedingMoreGpusThanTheMachineHasDoesNotFit) {
+  PlanInputs in = Inputs(ParseConfig(kLlama70bW8a8), 8, 80, 0.9, 2);
+  in.gpus.Set(4, "nvml");
+  MemoryPlan p = ComputeMemoryPlan(in);
+  ASSERT_TRUE(p.fits.known());
+  EXPECT_FALSE(*p.fits);
+  EXPECT_NE(p.fits.source.find("needs 8 GPUs"), std::string::npos);
+}
+
+TEST(MemoryPlan, WeightFormatsCarryTheirScales) {
+  auto bytes = [](const char* quant) {
+    ModelConfig mc = ParseConfig(std::string(R"({"hidden_size": 64, "torch_dtype": "bfloat16",
+        "quantization_config": )") +
+                                 quant + "}");
+    return QuantizedWeightFormat(mc).bytes_per_param;
+  };
+  EXPECT_DOUBLE_EQ(
+      *bytes(R"({"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16})"), 0.5625);
+  EXPECT_DOUBLE_EQ(*bytes(R"({"quant_method": "mxfp4"})"), 0.53125);
+  EXPECT_DOUBLE_EQ(*bytes(R"({"quant_method": "fp8", "weight_block_size": [128, 128]})"),
+                   1.0 + 4.0 / 16384.0);
+  EXPECT_DOUBLE_EQ(*bytes(R"({"quant_method": "fp8"})"), 1.0);
+  EXPECT_DOUBLE_EQ(*bytes(R"({"quant_method": "awq", "bits": 4, "group_size": 128})"),
+                   0.5 + 2.5 / 128.0);
+  EXPECT_DOUBLE_EQ(*bytes(R"({"quant_method": "gptq", "bits": 4, "group_size": 32})"),
+                   0.5 + 2.5 / 32.0);
+  EXPECT_DOUBLE_EQ(*bytes(R"({"quant_method": "compressed-tensors", "format": "int-quantized"})"),
+                   1.0);
+  EXPECT_FALSE(bytes(R"({"quant_method": "exotic-format"})").has_value());
+  ModelConfig plain = ParseConfig(R"({"hidden_size": 64, "torch_dtype": "float32"})");
+  EXPECT_DOUBLE_EQ(*QuantizedWeightFormat(plain).bytes_per_param, 4.0);
+}
+
+// The three conventions of "left unquantized": ModelOpt's globs, compressed-tensors' "re:"
+// expressions, and name fragments (modules_to_not_convert).
+TEST(MemoryPlan, ExclusionConventionsEachExcludeTheirModules) {
+  auto attention_format = [](const char* excluded) {
+    ModelConfig mc =
+        ParseConfig(std::string(kLlama70bW8a8)
+                        .replace(std::string(kLlama70bW8a8).find(R"(["lm_head"])"), 11, excluded));
+    MemoryPlan p = ComputeMemoryPlan(Inputs(mc, 1, 200, 0.9, 2));
+    for (const auto& part : p.weight_parts)
+      if (part.starts_with("attention:")) return part;
+    return std::string();
+  };
+  EXPECT_NE(attention_format(R"(["lm_head"])").find("INT8"), std::string::npos);
+  EXPECT_NE(attention_format(R"(["model.layers.*.self_attn*"])").find("bfloat16"),
+            std::string::npos);
+  EXPECT_NE(attention_format(R"(["re:.*self_attn.*"])").find("bfloat16"), std::string::npos);
+  EXPECT_NE(attention_format(R"(["self_attn"])").find("bfloat16"), std::string::npos);
+  EXPECT_NE(attention_format(R"(["mlp"])").find("INT8"), std::string::npos);
+}
+
+TEST(MemoryPlan, GpuSpecs) {
+  auto g = ParseGpuSpec("8x96GiB");
+  ASSERT_TRUE(g);
+  EXPECT_EQ(g->count, 8);
+  EXPECT_EQ(g->bytes, 96ull << 30);
+  g = ParseGpuSpec("4 x 80GB");
+  ASSERT_TRUE(g);
+  EXPECT_EQ(g->count, 4);
+  EXPECT_EQ(g->bytes, 80000000000ull);
+  EXPECT_FALSE(ParseGpuSpec("0x80GB"));
+  EXPECT_FALSE(ParseGpuSpec("8x"));
+  EXPECT_FALSE(ParseGpuSpec("8x96"));
+  EXPECT_FALSE(ParseGpuSpec("x96GiB"));
+  EXPECT_FALSE(ParseGpuSpec("8x-96GiB"));
+}
+
+// From a server's flags: SGLang's names, its DP attention, the speculative MTP layers, and the
+// KV dtype flag over the model's.
+TEST(MemoryPlan, ServerFlagsBecomeTheLayout) {
+  Machine m;
+  NvmlGpu g;
+  g.memory_total_bytes.Set(static_cast<uint64_t>(95 * kTestGiB), "nvml");
+  for (int i = 0; i < 8; ++i) m.nvml.gpus.push_back(g);
+  m.nvml.gpu_count.Set(8, "nvml");
+  Server s;
+  s.pid = 42;
+  s.engine = "sglang";
+  s.model = ParseConfig(kGlm5Nvfp4);
+  s.model.config_file.Set("/models/GLM-5/config.json", "test");
+  s.flags = {{"--tp-size", "8"},
+             {"--dp", "8"},
+             {"--enable-dp-attention", "true"},
+             {"--mem-fraction-static", "0.85"},
+             {"--context-length", "65536"},
+             {"--kv-cache-dtype", "fp8_e4m3"},
+             {"--speculative-algorithm", "NEXTN"}};
+  Notes notes;
+  NoteTarget t;
+  t.metric = "total_tokens_per_s";
+  t.op = ">=";
+  t.value = 1000;
+  t.concurrency = 64;
+  t.line = 7;
+  notes.targets.push_back(t);
+  PlanInputs in = InputsForServer(s, m, notes, {});
+  EXPECT_EQ(in.layout.tp, 8);
+  EXPECT_EQ(in.layout.dp_attention, 8);
+  EXPECT_DOUBLE_EQ(*in.mem_fraction, 0.85);
+  EXPECT_EQ(*in.context, 65536);
+  EXPECT_EQ(*in.kv_bytes_per_element, 1);
+  EXPECT_TRUE(in.mtp_loaded);
+  ASSERT_TRUE(in.target_concurrency);
+  EXPECT_EQ(*in.target_concurrency, 64);
+  EXPECT_EQ(*in.gpu_memory_bytes, static_cast<uint64_t>(95 * kTestGiB));
+  MemoryPlan p = ComputeMemoryPlan(in);
+  ASSERT_TRUE(p.max_concurrency.known() && p.kv_tokens_per_gpu.known());
+  // Eight DP attention ranks each hold their own requests' latent.
+  EXPECT_NEAR(*p.max_concurrency, *p.kv_tokens_per_gpu * 8.0 / 65536, 1e-6);
+
+  // Overrides replace what the flags said.
+  PlanOverrides o;
+  o.tp = 4;
+  o.pp = 2;
+  o.context = 8192;
+  PlanInputs changed = InputsForServer(s, m, notes, o);
+  EXPECT_EQ(changed.layout.tp, 4);
+  EXPECT_EQ(changed.layout.pp, 2);
+  EXPECT_EQ(*changed.context, 8192);
+
+  // No NVML: GPU memory unknown with the way to give it.
+  Machine bare;
+  PlanInputs none = InputsForServer(s, bare, notes, {});
+  EXPECT_FALSE(none.gpu_memory_bytes.known());
+  EXPECT_NE(none.gpu_memory_bytes.unknown.find("--gpus"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace dossier

@@ -1,0 +1,176 @@
+// dossier plan end to end: a plan for a config.json on hardware given by hand, the served model of
+// a collected machine, a vLLM/SGLang start-up log imported beside it, the finding when they
+// disagree, and the usage errors.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "fixture_trees.h"
+#include "run_process.h"
+#include "temp_dir.h"
+
+namespace dossier {
+namespace {
+
+using testing::FixtureTree;
+using testing::ProcessResult;
+using testing::RunProcess;
+using testing::TempDir;
+
+ProcessResult Plan(std::vector<std::string> args) {
+  args.insert(args.begin(), DOSSIER_BINARY);
+  return RunProcess(args);
+}
+
+const std::string& Glm5Dir() {
+  static const std::string d =
+      std::string(DOSSIER_SOURCE_DIR) + "/tests/fixtures/trees/seed-guest/files/models/GLM-5-NVFP4";
+  return d;
+}
+
+nlohmann::json Json(const ProcessResult& r) {
+  auto j = nlohmann::json::parse(r.out, nullptr, false);
+  EXPECT_FALSE(j.is_discarded()) << r.out;
+  return j;
+}
+
+TEST(PlanCli, ModelOnGivenGpusWithAlternatives) {
+  ProcessResult r = Plan({"plan", "--model", Glm5Dir(), "--gpus", "8x96GiB", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  nlohmann::json j = Json(r);
+  ASSERT_EQ(j["schema"], "dossier/1");
+  ASSERT_GE(j["plans"].size(), 2u);
+  const auto& p = j["plans"][0];
+  EXPECT_EQ(p["label"], "planned");
+  EXPECT_EQ(p["layout"]["tp"], 8);
+  EXPECT_TRUE(p["machine"].is_null());
+  for (const char* k :
+       {"params_total", "params_active", "weight_bytes_per_gpu", "kv_bytes_per_token",
+        "kv_bytes_per_token_per_gpu", "kv_tokens_per_gpu", "max_concurrency", "fits"})
+    EXPECT_FALSE(p[k].is_null()) << k << ": " << p["unknown"].dump();
+  EXPECT_EQ(p["kv_bytes_per_token_per_gpu"], 576 * 78 * 2);
+  EXPECT_EQ(p["fits"], true);
+  EXPECT_TRUE(p["how"].contains("weight_bytes_per_gpu"));
+  bool pp2 = false;
+  for (const auto& q : j["plans"]) pp2 |= q["layout"]["tp"] == 4 && q["layout"]["pp"] == 2;
+  EXPECT_TRUE(pp2);
+
+  // Markdown: the parameters people quote, and the table.
+  ProcessResult md = Plan({"plan", "--model", Glm5Dir() + "/config.json", "--gpus", "8x96GiB"});
+  ASSERT_EQ(md.exit_code, 0) << md.out;
+  EXPECT_NE(md.out.find("Parameters: 743."), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("| planned | TP 8 |"), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("routed experts:"), std::string::npos);
+}
+
+TEST(PlanCli, OverridesChangeTheAnswer) {
+  ProcessResult small =
+      Plan({"plan", "--model", Glm5Dir(), "--gpus", "8x24GiB", "--format", "json"});
+  ASSERT_EQ(small.exit_code, 0) << small.out;
+  EXPECT_EQ(Json(small)["plans"][0]["fits"], false);
+  ProcessResult fp8 = Plan({"plan", "--model", Glm5Dir(), "--gpus", "8x96GiB", "--kv-dtype", "fp8",
+                            "--context", "8192", "--format", "json"});
+  ASSERT_EQ(fp8.exit_code, 0);
+  auto p = Json(fp8)["plans"][0];
+  EXPECT_EQ(p["kv_bytes_per_token_per_gpu"], 576 * 78);
+  EXPECT_EQ(p["context"], 8192);
+}
+
+TEST(PlanCli, UsageErrorsAreExit2) {
+  TempDir t;
+  ProcessResult r = Plan({"plan", "--model", Glm5Dir(), "--gpus", "eight"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("COUNTxMEMORY"), std::string::npos) << r.err;
+  r = Plan({"plan", "--model", t.path() + "/nope"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("no such file"), std::string::npos) << r.err;
+  std::filesystem::create_directories(t.path() + "/d");
+  r = Plan({"plan", "--dossier", t.path() + "/d"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--model DIR --gpus"), std::string::npos) << r.err;
+}
+
+// The seed guest serves GLM-5 with SGLang at TP 8; an SGLang start-up log imported for it is
+// shown beside the plan, and a log that disagrees by more than 10 % is a finding.
+TEST(PlanCli, ServedModelBesideItsImportedLog) {
+  TempDir t;
+  const std::string d = t.path() + "/dossier";
+  ASSERT_EQ(Plan({"collect", "-q", "--machine", "guest", "--dossier", d, "--root",
+                  FixtureTree("seed-guest")})
+                .exit_code,
+            0);
+  // No NVML in the tree: the weights are planned, the pool is unknown without --gpus.
+  ProcessResult bare = Plan({"plan", "--dossier", d, "--format", "json"});
+  ASSERT_EQ(bare.exit_code, 0) << bare.out;
+  auto b = Json(bare)["plans"][0];
+  EXPECT_EQ(b["machine"], "guest");
+  EXPECT_EQ(b["layout"]["tp"], 8);
+  EXPECT_FALSE(b["weight_bytes_per_gpu"].is_null());
+  EXPECT_TRUE(b["kv_tokens_per_gpu"].is_null());
+  EXPECT_NE(b["unknown"]["kv_tokens_per_gpu"].get<std::string>().find("--gpus"), std::string::npos);
+  EXPECT_TRUE(b["fits"].is_null());
+
+  const double planned_gib = b["weight_bytes_per_gpu"].get<double>() / (1024.0 * 1024 * 1024);
+  // A log whose weights are 40 % above the plan.
+  const std::string log = t.path() + "/sglang.log";
+  std::ofstream(log) << "[2026-12-01 10:00:00 TP0] Load weight end. type=GlmMoeDsaForCausalLM, "
+                        "dtype=torch.bfloat16, avail mem=20.00 GB, mem usage="
+                     << planned_gib * 1.4
+                     << " GB.\n"
+                        "[2026-12-01 10:00:05 TP0] KV Cache is allocated. #tokens: 200000, KV "
+                        "size: 16.74 GB\n";
+  ProcessResult imp = Plan({"import", log, "--machine", "guest", "--dossier", d});
+  ASSERT_EQ(imp.exit_code, 0) << imp.err;
+  ProcessResult with = Plan({"plan", "--dossier", d, "--gpus", "8x96GiB", "--format", "json"});
+  ASSERT_EQ(with.exit_code, 0) << with.out;
+  auto p = Json(with)["plans"][0];
+  ASSERT_FALSE(p["checks"].empty()) << p.dump(2);
+  bool weights = false, per_token = false;
+  for (const auto& c : p["checks"]) {
+    if (c["what"] == "weights per GPU") {
+      weights = true;
+      EXPECT_NEAR(c["difference"].get<double>(), 1 / 1.4 - 1, 0.01);
+    }
+    if (c["what"] == "KV cache bytes per token per GPU") {
+      per_token = true;  // 16.74 GiB / 200000 = 89,873 B; the plan's MLA latent 89,856 B
+      EXPECT_NEAR(c["difference"].get<double>(), 0, 0.01);
+    }
+  }
+  EXPECT_TRUE(weights && per_token);
+  ProcessResult rep = Plan({"report", "--dossier", d, "--format", "json"});
+  ASSERT_EQ(rep.exit_code, 0);
+  bool finding = false;
+  for (const auto& m : Json(rep)["machines"])
+    for (const auto& f : m["findings"]) finding |= f["id"] == "plan.server-disagrees";
+  EXPECT_TRUE(finding);
+  ProcessResult md = Plan({"report", "--dossier", d});
+  EXPECT_NE(md.out.find("## Memory plan"), std::string::npos);
+  EXPECT_NE(md.out.find("Beside what the server logged"), std::string::npos);
+}
+
+TEST(PlanCli, AgreeingLogIsNoFinding) {
+  TempDir t;
+  const std::string d = t.path() + "/dossier";
+  ASSERT_EQ(Plan({"collect", "-q", "--machine", "guest", "--dossier", d, "--root",
+                  FixtureTree("seed-guest")})
+                .exit_code,
+            0);
+  auto b = Json(Plan({"plan", "--dossier", d, "--format", "json"}))["plans"][0];
+  const double gib = b["weight_bytes_per_gpu"].get<double>() / (1024.0 * 1024 * 1024);
+  const std::string log = t.path() + "/sglang.log";
+  std::ofstream(log) << "[2026-12-01 10:00:00 TP3] Load weight end. type=GlmMoeDsaForCausalLM, "
+                        "avail mem=30.00 GB, mem usage="
+                     << gib * 1.02 << " GB.\n";
+  ASSERT_EQ(Plan({"import", log, "--machine", "guest", "--dossier", d}).exit_code, 0);
+  auto p = Json(Plan({"plan", "--dossier", d, "--format", "json"}))["plans"][0];
+  ASSERT_EQ(p["checks"].size(), 1u) << p.dump(2);
+  EXPECT_NEAR(p["checks"][0]["difference"].get<double>(), 1 / 1.02 - 1, 0.005);
+  ProcessResult rep = Plan({"report", "--dossier", d, "--format", "json"});
+  for (const auto& m : Json(rep)["machines"])
+    for (const auto& f : m["findings"]) EXPECT_NE(f["id"], "plan.server-disagrees");
+}
+
+}  // namespace
+}  // namespace dossier
