@@ -7,6 +7,7 @@
 #include "model/json_io.h"
 #include "render/json_visit.h"
 #include "render/markdown.h"
+#include "render/md_util.h"
 #include "view/build_view.h"
 #include "view/history.h"
 
@@ -139,7 +140,7 @@ int RunDiff(const std::vector<std::string>& args) {
     j["schema"] = kSchema;
     text = DumpJson(j, 2) + "\n";
   } else {
-    text = "# Changes of `" + d.machine + "`\n\n";
+    text = "# Changes of " + md::Code(d.machine, false) + "\n\n";
     MdChanges(d, &text);
   }
   std::fwrite(text.data(), 1, text.size(), stdout);

@@ -17,6 +17,7 @@
 #include "model/json_io.h"
 #include "probe/probe.h"
 #include "render/markdown.h"
+#include "render/md_util.h"
 #include "store/dossier_dir.h"
 #include "util/stop_signals.h"
 
@@ -184,7 +185,7 @@ int RunP2p(const std::vector<std::string>& args) {
     std::string text = DumpJson(P2pToJson(m), 1) + "\n";
     std::fwrite(text.data(), 1, text.size(), stdout);
   } else if (format == "md") {
-    std::string text = "# GPU copies on `" + model.name + "`\n\n";
+    std::string text = "# GPU copies on " + md::Code(model.name, false) + "\n\n";
     MdP2pMeasurement(m, matrix->front(), &text);
     std::fwrite(text.data(), 1, text.size(), stdout);
   }

@@ -1,14 +1,16 @@
 // The HTML document: the Markdown handoff document's sections (markdown.h), each converted by
-// md4c (a CommonMark + GitHub tables library; raw HTML in the text is not passed through, so
-// foreign text in the dossier cannot inject markup), in collapsible <details>, the summary first
-// and open, with dossier's own SVG pictures (html_svg.h) at the head of the discoveries and the
-// measurements. One self-contained file: no script, no external style, font or image, so it
-// opens offline; CSS for narrow windows and for print.
-#include <md4c-html.h>
-
+// html_markdown.h (md4c's parser with dossier's own writer: no raw HTML, no image, no link but
+// to a fragment or https:, so foreign text in the dossier cannot inject markup), in collapsible
+// <details>, the summary first and open, with dossier's own SVG pictures (html_svg.h) at the
+// head of the discoveries and the measurements. One self-contained file: no script, no external
+// style, font or image, so it opens offline; CSS for narrow windows and for print. Its
+// Content-Security-Policy says so to the browser: nothing may load from anywhere, no script
+// runs, and the one <style> is allowed by its SHA-256.
+#include "render/html_markdown.h"
 #include "render/html_svg.h"
 #include "render/markdown.h"
 #include "render/render.h"
+#include "util/sha256.h"
 
 namespace dossier {
 namespace {
@@ -45,6 +47,7 @@ svg text.s { font-size: 10px; }
 svg .plot { fill: #fcfcfc; stroke: #999; }
 svg .grid { stroke: #e2e2e2; }
 svg .rc { fill: #eeeeee; stroke: #444; }
+svg .pass { stroke: #444; stroke-width: 1.5; stroke-dasharray: 5 4; fill: none; }
 .more { font-size: 0.9em; color: #555; }
 @media (max-width: 600px) { body { font-size: 14px; } main { padding: 6px; } }
 @media print {
@@ -56,18 +59,17 @@ svg .rc { fill: #eeeeee; stroke: #444; }
 }
 )";
 
-void HtmlAppend(const MD_CHAR* text, MD_SIZE size, void* out) {
-  static_cast<std::string*>(out)->append(text, size);
+std::string HtmlFromMarkdown(const std::string& markdown) {
+  return html::FromMarkdown(markdown);
 }
 
-// Markdown of dossier's own renderers to HTML. md4c escapes text; MD_FLAG_NOHTML keeps any
-// markup-looking text (a kernel message, a pasted file) as text.
-std::string HtmlFromMarkdown(const std::string& markdown) {
-  std::string out;
-  if (md_html(markdown.data(), static_cast<MD_SIZE>(markdown.size()), HtmlAppend, &out,
-              MD_DIALECT_GITHUB | MD_FLAG_NOHTML, 0) != 0)
-    return "<pre>" + html::Escape(markdown) + "</pre>";
-  return out;
+// Nothing loads, nothing runs: no default source, no script, no frame, no form, no base; the
+// page's own <style> by its hash; inline SVG needs no source.
+std::string HtmlContentSecurityPolicy() {
+  auto h = Sha256(kHtmlStyle);
+  return "default-src 'none'; style-src 'sha256-" + Base64(h.data(), h.size()) +
+         "'; img-src 'none'; script-src 'none'; object-src 'none'; frame-src 'none'; "
+         "base-uri 'none'; form-action 'none'";
 }
 
 std::string HtmlSlug(const std::string& title) {
@@ -93,7 +95,10 @@ std::string HtmlPictures(const std::string& inner) {
 std::string RenderHtml(const View& view, const Analysis& a) {
   std::string o =
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>Dossier" +
+      "<meta http-equiv=\"Content-Security-Policy\" content=\"" +
+      HtmlContentSecurityPolicy() +
+      "\">\n<meta name=\"viewport\" content=\"width=device-width, "
+      "initial-scale=1\">\n<title>Dossier" +
       (view.notes.goal.empty() ? std::string() : ": " + html::Escape(view.notes.goal)) +
       "</title>\n<style>" + kHtmlStyle + "</style>\n</head>\n<body>\n<main>\n<h1>Dossier</h1>\n";
   o += "<p class=\"gen\">Generated " + html::Escape(view.generated_at) +

@@ -5,8 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 #include <vector>
+
+#include "analyze/pci_walk.h"
 
 namespace dossier::html {
 namespace {
@@ -222,88 +225,122 @@ std::string Escape(std::string_view s) {
   return out;
 }
 
-std::string TopologySvg(const View& view, const MachineView& mv) {
-  const Machine& m = mv.machine;
-  const MachineLink* link = view.HostLinkOf(m.name);
+namespace {
+
+// One GPU box of a tree: a compute GPU of the machine, or (a machine known only from pasted
+// lspci, whose GPU facts were not derived) an NVIDIA display or 3D function.
+struct TreeGpu {
+  std::string label;  // "GPU3", or "GPU" when the machine numbers none
+  std::string address;
+  Fact<int64_t> numa_node;
+};
+
+std::vector<TreeGpu> TreeGpus(const Machine& m) {
+  std::vector<TreeGpu> out;
+  for (const auto& g : m.gpus)
+    out.push_back({fmt::format("GPU{}", g.index), g.address, g.numa_node});
+  if (!out.empty()) return out;
+  for (const PciDevice* d : GpuDevices(m)) out.push_back({"GPU", d->address, d->numa_node});
+  return out;
+}
+
+struct TreeBox {
+  double cx = 0, top = 0, bottom = 0;
+};
+
+struct TreeDrawing {
+  std::string svg;
+  double width = 0, height = 0;
+  std::map<std::string, TreeBox> boxes;  // by GPU address
+};
+
+constexpr double kBoxW = 128, kGap = 10, kTitleH = 30, kRcH = 30, kRow = 70;
+
+// Width of a machine's tree.
+double TreeWidth(const std::vector<TreeGpu>& gpus) {
+  return static_cast<double>(gpus.size()) * (kBoxW + kGap) + kGap;
+}
+
+// The tree of `m` (root complexes on top, GPUs below) with its title at `top`. `link` when m is
+// a linked guest: each GPU also names the host GPU behind it, and is filled by its NUMA node.
+TreeDrawing DrawTree(const Machine& m, const MachineLink* link, double top,
+                     const std::string& title, std::set<int64_t>* numa_seen) {
+  TreeDrawing t;
   auto behind = [&](const std::string& guest_address) -> const PassthroughGpu* {
     if (!link) return nullptr;
     for (const auto& p : link->gpus)
       if (p.guest_address == guest_address && !p.host_address.empty()) return &p;
     return nullptr;
   };
-  if (m.gpus.empty()) return "";
+  std::vector<TreeGpu> gpus = TreeGpus(m);
   // Root complexes in order, each with its GPUs.
-  std::map<std::string, std::vector<const Gpu*>> by_rc;
-  for (const auto& g : m.gpus) {
+  std::map<std::string, std::vector<const TreeGpu*>> by_rc;
+  for (const auto& g : gpus) {
     const PciDevice* d = DeviceAt(m, g.address);
-    by_rc[d && d->root_complex.known() ? *d->root_complex : "root complex ?"].push_back(&g);
+    std::string rc = d ? RootComplexOf(m, *d) : "";
+    by_rc[rc.empty() ? "root complex ?" : rc].push_back(&g);
   }
-  const double BW = 128, BH = link ? 74 : 58, GAP = 10, TOP = 30, RCH = 30, ROW = 70;
-  size_t cols = 0;
-  for (const auto& [rc, gs] : by_rc) cols += gs.size();
-  const double W = std::max(680.0, static_cast<double>(cols) * (BW + GAP) + GAP);
-  const double H = TOP + RCH + ROW + BH + 70;
-  std::string o = fmt::format(
-      "<svg class=\"topo\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {} {}\" role=\"img\" "
-      "aria-label=\"PCIe tree of {}\">",
-      Num(W), Num(H), Escape(m.name));
-  o += Text(GAP, 18,
-            "PCIe tree of " + m.name +
-                ": root complexes (top) to GPUs; fill = NUMA node, border = link state" +
-                (link ? "; host GPUs from " + link->host : std::string()),
-            "class=\"t\"");
-  double x = GAP;
-  std::set<int64_t> numa_seen;
+  const double BH = link ? 74 : 58, RC_TOP = top + kTitleH - 4;
+  t.width = TreeWidth(gpus);
+  t.height = kTitleH + kRcH + kRow + BH;
+  t.svg += Text(kGap, top + 18, title, "class=\"t\"");
+  double x = kGap;
   for (const auto& [rc, gs] : by_rc) {
-    double span = static_cast<double>(gs.size()) * (BW + GAP) - GAP;
-    o += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" rx=\"4\" class=\"rc\"/>",
-                     Num(x), TOP, Num(span), RCH);
-    o += Text(x + span / 2, TOP + 19, rc, "text-anchor=\"middle\"");
+    double span = static_cast<double>(gs.size()) * (kBoxW + kGap) - kGap;
+    t.svg +=
+        fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" rx=\"4\" class=\"rc\"/>",
+                    Num(x), Num(RC_TOP), Num(span), kRcH);
+    t.svg += Text(x + span / 2, RC_TOP + 19, rc, "text-anchor=\"middle\"");
     for (size_t i = 0; i < gs.size(); ++i) {
-      const Gpu& g = *gs[i];
+      const TreeGpu& g = *gs[i];
       const PciDevice* d = DeviceAt(m, g.address);
-      double gx = x + static_cast<double>(i) * (BW + GAP), gy = TOP + RCH + ROW;
+      double gx = x + static_cast<double>(i) * (kBoxW + kGap), gy = RC_TOP + kRcH + kRow;
       const char* border = d ? LinkColour(d->link) : kLinkUnknown;
       const PassthroughGpu* host = behind(g.address);
       int64_t node = g.numa_node.value_or(-1);
       // A guest's GPUs read NUMA -1 more often than not; the host's node is the one that counts.
       if (node < 0 && host && host->host_numa_node.known()) node = *host->host_numa_node;
       const char* fill = node >= 0 ? kNumaFill[node % 8] : kUnknownFill;
-      numa_seen.insert(node);
+      numa_seen->insert(node);
       // The parent chain in one line: a switch or root port between shows as a label on the edge.
       std::string via = d && d->parent.known() ? *d->parent : "";
-      o += fmt::format(
+      t.svg += fmt::format(
           "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"3\"/>",
-          Num(gx + BW / 2), TOP + RCH, Num(gx + BW / 2), Num(gy), border);
+          Num(gx + kBoxW / 2), Num(RC_TOP + kRcH), Num(gx + kBoxW / 2), Num(gy), border);
       if (!via.empty())
-        o += Text(gx + BW / 2 + 4, TOP + RCH + ROW / 2 + 4, "via " + ShortAddress(via),
-                  "class=\"s\"");
-      o += fmt::format(
+        t.svg += Text(gx + kBoxW / 2 + 4, RC_TOP + kRcH + kRow / 2 + 4, "via " + ShortAddress(via),
+                      "class=\"s\"");
+      t.svg += fmt::format(
           "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" rx=\"6\" fill=\"{}\" stroke=\"{}\" "
           "stroke-width=\"3\" class=\"gpu\"/>",
-          Num(gx), Num(gy), BW, BH, fill, border);
-      o += Text(gx + 6, gy + 16, fmt::format("GPU{}  {}", g.index, ShortAddress(g.address)),
-                "class=\"b\"");
+          Num(gx), Num(gy), kBoxW, BH, fill, border);
+      t.boxes[g.address] = {gx + kBoxW / 2, gy, gy + BH};
+      t.svg += Text(gx + 6, gy + 16, g.label + "  " + ShortAddress(g.address), "class=\"b\"");
       // "Gen5 x16 (max)" at its maximum, else "Gen1 x16 of Gen5 x16": fits the box.
       std::string link_text = "link not read";
       if (d)
         link_text = LinkText(d->link.current) == LinkText(d->link.max)
                         ? LinkText(d->link.current) + " (max)"
                         : LinkText(d->link.current) + " of " + LinkText(d->link.max);
-      o += Text(gx + 6, gy + 32, link_text, link_text.size() > 20 ? "class=\"s\"" : "");
-      o += Text(gx + 6, gy + 48,
-                node >= 0 ? "NUMA " + std::to_string(node) + (host ? " (host)" : "")
-                          : "NUMA " + (g.numa_node.known() ? std::string("-1") : "?"));
+      t.svg += Text(gx + 6, gy + 32, link_text, link_text.size() > 20 ? "class=\"s\"" : "");
+      t.svg += Text(gx + 6, gy + 48,
+                    node >= 0 ? "NUMA " + std::to_string(node) + (host ? " (host)" : "")
+                              : "NUMA " + (g.numa_node.known() ? std::string("-1") : "?"));
       if (host)
-        o += Text(
+        t.svg += Text(
             gx + 6, gy + 64,
             "host " + ShortAddress(host->host_address) + " " + host->host_root_complex.value_or(""),
             "class=\"s\"");
     }
-    x += span + GAP;
+    x += span + kGap;
   }
-  // Key.
-  double ky = TOP + RCH + ROW + BH + 24, kx = GAP;
+  return t;
+}
+
+// The key under the trees: link colours, NUMA fills, and the passthrough line when drawn.
+std::string TreeKey(double ky, const std::set<int64_t>& numa_seen, bool passthrough) {
+  std::string o;
+  double kx = kGap;
   for (auto [colour, label] : std::initializer_list<std::pair<const char*, const char*>>{
            {kLinkOk, "link at maximum"},
            {kLinkIdle, "speed below maximum (normal when idle)"},
@@ -316,7 +353,12 @@ std::string TopologySvg(const View& view, const MachineView& mv) {
     o += Text(kx + 20, ky, label, "class=\"s\"");
     kx += 40 + 6.0 * static_cast<double>(std::string_view(label).size());
   }
-  ky += 20, kx = GAP;
+  if (passthrough) {
+    o += fmt::format("<line x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\" class=\"pass\"/>", Num(kx),
+                     Num(kx + 24), Num(ky - 4));
+    o += Text(kx + 30, ky, "passed through (guest GPU is host GPU)", "class=\"s\"");
+  }
+  ky += 20, kx = kGap;
   for (int64_t node : numa_seen) {
     o += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"14\" height=\"10\" fill=\"{}\"/>", Num(kx),
                      Num(ky - 9), node >= 0 ? kNumaFill[node % 8] : kUnknownFill);
@@ -324,7 +366,72 @@ std::string TopologySvg(const View& view, const MachineView& mv) {
               "class=\"s\"");
     kx += 130;
   }
-  return o + "</svg>";
+  return o;
+}
+
+std::string SvgOpen(double w, double h, const std::string& label) {
+  return fmt::format(
+      "<svg class=\"topo\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {} {}\" role=\"img\" "
+      "aria-label=\"{}\">",
+      Num(w), Num(h), Escape(label));
+}
+
+// The host machine of a linked guest, when the view holds it with GPUs to draw.
+const MachineView* DrawnHost(const View& view, const MachineLink* link) {
+  if (!link) return nullptr;
+  const MachineView* host = view.Find(link->host);
+  return host && !TreeGpus(host->machine).empty() ? host : nullptr;
+}
+
+}  // namespace
+
+std::string TopologySvg(const View& view, const MachineView& mv) {
+  const Machine& m = mv.machine;
+  if (TreeGpus(m).empty()) return "";
+  // A host is drawn with its guest, above it: skip it here when a guest of the view has it.
+  for (const auto& l : view.links) {
+    const MachineView* guest = l.host == m.name ? view.Find(l.guest) : nullptr;
+    if (guest && !TreeGpus(guest->machine).empty()) return "";
+  }
+  const MachineLink* link = view.HostLinkOf(m.name);
+  const MachineView* host = DrawnHost(view, link);
+  std::set<int64_t> numa_seen;
+  const std::string suffix = ": root complexes to GPUs; fill = NUMA node, border = link state";
+  if (!host) {
+    TreeDrawing t =
+        DrawTree(m, link, 0,
+                 "PCIe tree of " + m.name + suffix + (link ? "; host GPUs from " + link->host : ""),
+                 &numa_seen);
+    double w = std::max(680.0, t.width), h = t.height + 70;
+    return SvgOpen(w, h, "PCIe tree of " + m.name) + t.svg +
+           TreeKey(t.height + 24, numa_seen, false) + "</svg>";
+  }
+  // The host on top, the guest below, a dashed line from each guest GPU up to the host GPU it is.
+  TreeDrawing top = DrawTree(host->machine, nullptr, 0,
+                             "Host " + host->machine.name + suffix +
+                                 (host->record.kind == "import" ? " (from pasted outputs)" : ""),
+                             &numa_seen);
+  const double between = 40;
+  TreeDrawing bottom =
+      DrawTree(m, link, top.height + between,
+               "Guest " + m.name + " (VM " + link->vm_id + " on " + host->machine.name +
+                   "): its GPUs are the host's, passed through",
+               &numa_seen);
+  std::string lines;
+  for (const auto& p : link->gpus) {
+    auto g = bottom.boxes.find(p.guest_address);
+    auto h = top.boxes.find(p.host_address);
+    if (g == bottom.boxes.end() || h == top.boxes.end()) continue;
+    lines += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" class=\"pass\"/>",
+                         Num(g->second.cx), Num(g->second.top), Num(h->second.cx),
+                         Num(h->second.bottom));
+  }
+  double w = std::max({680.0, top.width, bottom.width});
+  double h = top.height + between + bottom.height + 70;
+  return SvgOpen(w, h, "PCIe trees of host " + host->machine.name + " and guest " + m.name) +
+         // The lines first, so the boxes and the guest's root complex bar sit above them.
+         lines + top.svg + bottom.svg +
+         TreeKey(top.height + between + bottom.height + 24, numa_seen, !lines.empty()) + "</svg>";
 }
 
 std::string P2pCharts(const MachineView& mv, size_t max_pairs) {
@@ -368,18 +475,51 @@ std::string P2pCharts(const MachineView& mv, size_t max_pairs) {
 
 std::string ServeCharts(const MachineView& mv, const Analysis& a) {
   if (mv.serve.empty()) return "";
-  const ServeMeasurement& sm = mv.serve.back();
+  // The newest measurement, with the earlier ones of the same model at the same endpoint: two
+  // pasted benchmark blocks (concurrency 1, then 64) are one curve, not two lone points.
+  const ServeMeasurement& last = mv.serve.back();
+  std::vector<const ServeMeasurement*> same;
+  for (const auto& sm : mv.serve)
+    if (sm.model == last.model && sm.endpoint == last.endpoint) same.push_back(&sm);
+  std::vector<const ServeRun*> runs;
+  for (const ServeMeasurement* sm : same)
+    for (const auto& r : sm->runs)
+      if (r.completed > 0) runs.push_back(&r);  // a failed run measured nothing
+  // The x axis: requests in flight (closed loop, or an open loop's cap), else the request rate
+  // of an open loop, else the runs in order.
+  auto in_flight = [](const ServeRun& r) -> std::optional<double> {
+    if (r.concurrency.known()) return static_cast<double>(*r.concurrency);
+    if (r.max_concurrency.known()) return static_cast<double>(*r.max_concurrency);
+    return std::nullopt;
+  };
+  size_t by_flight = 0, by_rate = 0;
+  for (const ServeRun* r : runs) {
+    by_flight += in_flight(*r).has_value();
+    by_rate += r->request_rate.known() && std::isfinite(*r->request_rate) && *r->request_rate > 0;
+  }
+  Axis x{true, 0, 1, "concurrency (requests in flight)", PlainTick};
+  if (by_flight == 0 && by_rate > 0) x.label = "request rate (requests/s)";
+  if (by_flight == 0 && by_rate == 0) x = Axis{false, 0, 1, "run", PlainTick};
   Series total{"total tokens/s", "#1565c0", false, {}},
       output{"output tokens/s", "#2e7d32", true, {}};
   Series ttft{"TTFT median (ms)", "#6a1b9a", false, {}},
       tpot{"TPOT median (ms)", "#ef6c00", true, {}};
-  for (const auto& r : sm.runs) {
-    if (!r.concurrency.known() || r.completed == 0) continue;  // a failed run measured nothing
-    double c = static_cast<double>(*r.concurrency);
-    total.points.push_back({c, r.total_tokens_per_s});
-    output.points.push_back({c, r.output_tokens_per_s});
-    if (r.ttft_ms.median.known()) ttft.points.push_back({c, *r.ttft_ms.median});
-    if (r.tpot_ms.median.known()) tpot.points.push_back({c, *r.tpot_ms.median});
+  double order = 0;
+  for (const ServeRun* r : runs) {
+    ++order;
+    double c = order;
+    if (by_flight > 0) {
+      if (!in_flight(*r)) continue;
+      c = *in_flight(*r);
+    } else if (by_rate > 0) {
+      if (!r->request_rate.known() || !std::isfinite(*r->request_rate) || *r->request_rate <= 0)
+        continue;
+      c = *r->request_rate;
+    }
+    total.points.push_back({c, r->total_tokens_per_s});
+    output.points.push_back({c, r->output_tokens_per_s});
+    if (r->ttft_ms.median.known()) ttft.points.push_back({c, *r->ttft_ms.median});
+    if (r->tpot_ms.median.known()) tpot.points.push_back({c, *r->tpot_ms.median});
   }
   std::vector<Level> tput_targets, lat_targets;
   for (const auto& t : a.plan.targets) {
@@ -400,10 +540,13 @@ std::string ServeCharts(const MachineView& mv, const Analysis& a) {
     std::sort(s->points.begin(), s->points.end());
     if (!s->points.empty()) lat.push_back(*s);
   }
-  Axis x{true, 0, 1, "concurrency (requests in flight)", PlainTick};
-  std::string o = LineChart("Throughput against concurrency, " + sm.time, x,
+  std::string against = by_flight > 0 ? "concurrency" : by_rate > 0 ? "request rate" : "run";
+  std::string when = same.size() > 1 ? fmt::format("{} measurements, {} to {}", same.size(),
+                                                   same.front()->time, last.time)
+                                     : last.time;
+  std::string o = LineChart("Throughput against " + against + ", " + when, x,
                             Axis{false, 0, 1, "tokens/s", PlainTick}, tput, tput_targets);
-  o += LineChart("Latency against concurrency, " + sm.time, x, Axis{false, 0, 1, "ms", PlainTick},
+  o += LineChart("Latency against " + against + ", " + when, x, Axis{false, 0, 1, "ms", PlainTick},
                  lat, lat_targets);
   return o;
 }

@@ -79,19 +79,19 @@ std::vector<std::string> ShortenStale(Machine* m, bool record_stale) {
 void MdDiscoveries(const View& view, const Analysis& a, std::string* out) {
   if (view.machines.empty()) *out += "No machine has been collected yet.\n\n";
   for (const auto& mv : view.machines) {
-    *out += "### Machine `" + mv.machine.name + "`\n\n";
+    *out += "### Machine " + md::Code(mv.machine.name, false) + "\n\n";
     if (!mv.record.file.empty()) {
-      *out += "Record `" + mv.record.file + "` (" + mv.record.kind + ", " + mv.record.time + ", " +
-              mv.record.tool + ").\n\n";
+      *out += "Record " + md::Code(mv.record.file, false) + " (" + md::Escape(mv.record.kind) +
+              ", " + md::Escape(mv.record.time) + ", " + md::Escape(mv.record.tool) + ").\n\n";
     }
-    if (!mv.stale.empty()) *out += "> **Stale:** " + md::Escape(mv.stale) + "\n\n";
+    if (!mv.stale.empty()) *out += "> **Stale:** " + md::Prose(mv.stale, false) + "\n\n";
     // Staleness once, not on every cell: the record-wide reason is the note above; other reasons
     // (facts filled from older records) are numbered once here and cells say "stale: note N".
     MachineView shown = mv;
     std::vector<std::string> reasons = ShortenStale(&shown.machine, !mv.stale.empty());
     for (size_t i = 0; i < reasons.size(); ++i)
       *out += (i ? "" : "Facts marked stale below:\n\n") + std::string("- note ") +
-              std::to_string(i + 1) + ": " + md::Escape(reasons[i]) + "\n";
+              std::to_string(i + 1) + ": " + md::Prose(reasons[i], false) + "\n";
     if (!reasons.empty()) *out += "\n";
     for (const auto& s : MdMachineSections()) {
       *out += std::string("#### ") + s.title + "\n\n";
@@ -112,13 +112,14 @@ void MdDiscoveries(const View& view, const Analysis& a, std::string* out) {
 
 std::string RenderMarkdown(const View& view, const Analysis& analysis) {
   std::string out = "# Dossier\n\n";
-  out += "Generated " + view.generated_at;
-  if (!view.dossier_path.empty()) out += " from the dossier in `" + view.dossier_path + "`";
+  out += "Generated " + md::Escape(view.generated_at);
+  if (!view.dossier_path.empty())
+    out += " from the dossier in " + md::Code(view.dossier_path, false);
   out +=
       ". Unknown values say why; sources are machine paths (under the collected root), "
       "library calls, records or the notes file; stale values say why they may no longer "
       "hold.\n\n";
-  for (const auto& w : view.warnings) out += "> warning: " + md::Escape(w) + "\n";
+  for (const auto& w : view.warnings) out += "> warning: " + md::Prose(w, false) + "\n";
   if (!view.warnings.empty()) out += "\n";
   bool one_shot = view.dossier_path.empty();
   for (const auto& s : MdDocumentSections()) {

@@ -22,9 +22,10 @@ const char* Heading(const std::string& kind) {
 }  // namespace
 
 void MdChanges(const MachineDiff& d, std::string* out) {
-  *out += "From " + md::Code(d.from.file) + " (" + d.from.time + ", boot " +
-          md::Code(std::string(CutUtf8(d.from.boot_id, 8))) + ") to " + md::Code(d.to.file) + " (" +
-          d.to.time + ", boot " + md::Code(std::string(CutUtf8(d.to.boot_id, 8))) + ")" +
+  *out += "From " + md::Code(d.from.file, false) + " (" + md::Escape(d.from.time) + ", boot " +
+          md::Code(std::string(CutUtf8(d.from.boot_id, 8)), false) + ") to " +
+          md::Code(d.to.file, false) + " (" + md::Escape(d.to.time) + ", boot " +
+          md::Code(std::string(CutUtf8(d.to.boot_id, 8)), false) + ")" +
           (d.rebooted ? ": the machine rebooted in between." : ".") + "\n\n";
   if (d.changes.empty()) {
     *out += "Nothing changed.\n";
@@ -43,8 +44,8 @@ void MdChanges(const MachineDiff& d, std::string* out) {
     md::Table t({"change", "subject", "before", "after", "detail"});
     for (const auto& c : d.changes) {
       if (std::string(Heading(c.kind)) != h) continue;
-      t.Row({c.kind, md::Code(c.subject), md::Escape(c.before), md::Escape(c.after),
-             md::Escape(c.detail)});
+      t.Row({md::Escape(c.kind), md::Code(c.subject), md::Escape(c.before), md::Escape(c.after),
+             md::Prose(c.detail)});
     }
     if (t.empty()) continue;
     *out += std::string("**") + h + "**\n\n" + t.Render() + "\n";

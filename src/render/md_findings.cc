@@ -37,8 +37,9 @@ std::vector<std::vector<const Evidence*>> GroupEvidence(const std::vector<Eviden
 }
 
 void One(const MachineView& mv, const Finding& f, std::string* out) {
-  *out += "#### `" + f.id + "` on `" + mv.machine.name + "`: " + md::Escape(f.title) + "\n\n";
-  if (!f.stale.empty()) *out += "> **Stale:** " + md::Escape(f.stale) + "\n\n";
+  *out += "#### " + md::Code(f.id, false) + " on " + md::Code(mv.machine.name, false) + ": " +
+          md::Prose(f.title, false) + "\n\n";
+  if (!f.stale.empty()) *out += "> **Stale:** " + md::Prose(f.stale, false) + "\n\n";
   if (!f.evidence.empty()) {
     md::Table t({"evidence", "value", "source"});
     // Per-device rows that say the same thing are one row: a count and one example (the JSON
@@ -47,29 +48,29 @@ void One(const MachineView& mv, const Finding& f, std::string* out) {
     const std::string said = colon == std::string::npos ? f.stale : f.stale.substr(colon + 2);
     for (const auto& g : GroupEvidence(f.evidence)) {
       const Evidence& e = *g.front();
-      std::string fact = md::Escape(e.fact), v = md::Escape(e.value);
+      std::string fact = md::Prose(e.fact), v = md::Prose(e.value);
       if (g.size() > 1) {
         fact += " (and " + std::to_string(g.size() - 1) + " more like it)";
         bool same = true;
         for (const Evidence* x : g) same = same && x->value == e.value;
         if (!same) v += " (values vary; all in the JSON)";
       }
-      if (!e.stale.empty() && e.stale != said) v += " (stale: " + md::Escape(e.stale) + ")";
+      if (!e.stale.empty() && e.stale != said) v += " (stale: " + md::Prose(e.stale) + ")";
       t.Row({fact, v, md::Code(e.source)});
     }
     *out += t.Render() + "\n";
   }
-  *out += "**Why.** " + f.explanation + "\n\n";
+  *out += "**Why.** " + md::Prose(f.explanation, false) + "\n\n";
   if (!f.not_helping.empty()) {
     *out += "**What will not help.**\n\n";
-    for (const auto& n : f.not_helping) *out += "- " + n + "\n";
+    for (const auto& n : f.not_helping) *out += "- " + md::Prose(n, false) + "\n";
     *out += "\n";
   }
   if (!f.actions.empty()) {
     *out += "**What to do.**\n\n";
     int i = 0;
     for (const auto& a : f.actions) {
-      *out += std::to_string(++i) + ". " + a.step + "\n";
+      *out += std::to_string(++i) + ". " + md::Prose(a.step, false) + "\n";
       if (!a.verify.empty()) *out += "   Verify: " + md::Code(a.verify, false) + "\n";
     }
     *out += "\n";
@@ -101,8 +102,8 @@ void MdFindings(const View& view, const Analysis& a, std::string* out) {
   md::Table t({"machine", "checked", "result", "file"});
   for (const auto& mv : view.machines)
     for (const auto& x : a.Of(mv).cross_checks)
-      t.Row({md::Code(mv.machine.name), md::Escape(x.what),
-             (x.agrees ? "agrees: " : "**disagrees**: ") + md::Escape(x.detail),
+      t.Row({md::Code(mv.machine.name), md::Prose(x.what),
+             (x.agrees ? "agrees: " : "**disagrees**: ") + md::Prose(x.detail),
              md::Code(x.source)});
   if (!t.empty()) *out += "### Cross-checks\n\n" + t.Render() + "\n";
 }

@@ -51,8 +51,8 @@ void RenderMatrix(const Machine& m, std::string* out) {
   if (auto v = md::UniformOffDiagonal(levels)) {
     *out += fmt::format(
         "\nLevel between GPUs from the PCI walk (the meaning of `nvidia-smi topo -m`; NVLink is "
-        "not visible to the walk): `{}` between all {} GPUs.\n",
-        md::Escape(*v), n);
+        "not visible to the walk): {} between all {} GPUs.\n",
+        md::Code(*v, false), n);
     for (size_t k = 0; k < std::size(kMarkers); ++k) used_markers[k] = *v == kMarkers[k].level;
     for (size_t k = 0; k < std::size(kMarkers); ++k)
       if (used_markers[k])
@@ -127,9 +127,8 @@ void MdGpus(const MachineView& mv, std::string* out) {
   md::Table t(
       {"GPU", "address", "name", "architecture", "compute capability", "NUMA node", "driver"});
   for (const auto& g : m.gpus) {
-    t.Row({std::to_string(g.index), "`" + g.address + "`", md::Cell(g.name),
-           md::Cell(g.architecture), md::Cell(g.compute_capability), NumaCell(g.numa_node),
-           md::Cell(g.driver)});
+    t.Row({std::to_string(g.index), md::Code(g.address), md::Cell(g.name), md::Cell(g.architecture),
+           md::Cell(g.compute_capability), NumaCell(g.numa_node), md::Cell(g.driver)});
   }
   *out += t.Render();
   RenderMatrix(m, out);

@@ -8,7 +8,7 @@ namespace dossier {
 namespace {
 
 std::string OrDash(const std::string& s) {
-  return s.empty() ? "-" : s;
+  return s.empty() ? "-" : md::Escape(s);
 }
 
 template <class T>
@@ -26,8 +26,8 @@ void MdHypervisor(const MachineView& mv, std::string* out) {
             md::Escape(hv.kind.unknown.empty() ? "not collected" : hv.kind.unknown) + ").\n";
     return;
   }
-  *out += "Hypervisor: **" + *hv.kind + "**" +
-          (hv.node.known() ? ", node `" + *hv.node + "`" : std::string()) + ".\n\n";
+  *out += "Hypervisor: **" + md::Escape(*hv.kind) + "**" +
+          (hv.node.known() ? ", node " + md::Code(*hv.node, false) : std::string()) + ".\n\n";
   for (const auto& vm : hv.vms) {
     // An imported `qm showcmd` or domain XML does not say whether the VM runs: say so.
     std::string state = !vm.running.known()
@@ -129,9 +129,10 @@ void MdHostLevels(const MachineView& mv, const MachineLink& l, std::string* out)
 void MdPassthrough(const View& view, const MachineView& mv, std::string* out) {
   const MachineLink* l = view.HostLinkOf(mv.machine.name);
   if (!l) return;
-  *out += "#### Passthrough map (host `" + l->host + "`, VM " + l->vm_id + ")\n\n";
+  *out += "#### Passthrough map (host " + md::Code(l->host, false) + ", VM " +
+          md::Escape(l->vm_id) + ")\n\n";
   *out += "Linked by " + std::string(l->how == "smbios-uuid" ? "SMBIOS UUID" : "the notes") + ": " +
-          md::Escape(l->evidence) + ".\n\n";
+          md::Prose(l->evidence, false) + ".\n\n";
   md::Table t({"guest GPU", "root port", "port #", "slot", "host GPU", "from", "host NUMA",
                "host root complex", "IOMMU group", "host link"});
   for (const auto& p : l->gpus) {
@@ -139,14 +140,14 @@ void MdPassthrough(const View& view, const MachineView& mv, std::string* out) {
                            ? "Gen" + std::to_string(*p.host_link.current.gen) + " x" +
                                  std::to_string(*p.host_link.current.width)
                            : "-";
-    t.Row({md::Code(p.guest_address), OrDash(p.guest_port.empty() ? "" : md::Code(p.guest_port)),
+    t.Row({md::Code(p.guest_address), p.guest_port.empty() ? "-" : md::Code(p.guest_port),
            p.port_number.known() ? std::to_string(*p.port_number) : "?", OrDash(p.slot),
            p.host_address.empty() ? "unknown" : md::Code(p.host_address), OrDash(p.source),
            Short(p.host_numa_node), Short(p.host_root_complex), Short(p.host_iommu_group), link});
   }
   *out += t.Render() + "\n";
   for (const auto& p : l->gpus)
-    *out += "- " + md::Code(p.guest_address) + ": " + md::Escape(p.why) + "\n";
+    *out += "- " + md::Code(p.guest_address) + ": " + md::Prose(p.why, false) + "\n";
   *out +=
       "\nGuest bus numbers follow slot order: on a Proxmox Q35 guest hostpci4-7 (ports at "
       "10.0-10.3) come before hostpci0-3 (1c.0-1c.3).\n\n";

@@ -10,7 +10,7 @@ void MdImports(const MachineView& mv, std::string* out) {
   if (mv.imports.empty()) return;
   *out += "#### Imported from pasted outputs\n\n";
   md::Table t({"record", "time"});
-  for (const auto& r : mv.imports) t.Row({md::Code(r.file), r.time});
+  for (const auto& r : mv.imports) t.Row({md::Code(r.file), md::Escape(r.time)});
   *out += t.Render() +
           "\nFacts from these carry \"imported: FILE:LINE (format)\" as their source; an import "
           "older than the machine's latest collect only fills what that collect did not see, "

@@ -15,7 +15,7 @@ void MdMeasurements(const View& view, const Analysis&, std::string* out) {
     auto serve = SummarizeServe(mv);
     if (p2p.empty() && serve.empty()) continue;
     any = true;
-    *out += "### `" + mv.machine.name + "`\n\n";
+    *out += "### " + md::Code(mv.machine.name, false) + "\n\n";
     if (!p2p.empty()) {
       md::Table t({"p2p run", "results", "best P2P, one way", "best staged, one way",
                    "both ways at once (sum)", "small-message latency"});
@@ -45,11 +45,11 @@ void MdMeasurements(const View& view, const Analysis&, std::string* out) {
         std::string when = r.time + (r.stale.empty() ? "" : " (stale: " + r.stale + ")");
         // A run that completed nothing measured no throughput: it failed.
         bool failed = r.completed == 0;
-        t.Row({md::Escape(when) + " " + md::Code(r.endpoint), r.load,
+        t.Row({md::Escape(when) + " " + md::Code(r.endpoint), md::Escape(r.load),
                failed ? "run failed" : fmt::format("{:.1f}", r.total_tps),
                failed ? "-" : fmt::format("{:.1f}", r.output_tps),
-               r.ttft_median_ms.empty() ? "-" : r.ttft_median_ms,
-               r.tpot_median_ms.empty() ? "-" : r.tpot_median_ms,
+               r.ttft_median_ms.empty() ? "-" : md::Escape(r.ttft_median_ms),
+               r.tpot_median_ms.empty() ? "-" : md::Escape(r.tpot_median_ms),
                fmt::format("{} / {}", r.completed, r.failed)});
       }
       *out += t.Render() + "\n";

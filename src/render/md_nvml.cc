@@ -35,7 +35,7 @@ std::string NvLinks(const NvmlGpu& g) {
 
 void Matrix(const std::vector<std::vector<std::string>>& m, std::string* out) {
   if (auto v = md::UniformOffDiagonal(m)) {
-    *out += fmt::format("`{}` for all {} ordered pairs of the {} GPUs.\n", md::Escape(*v),
+    *out += fmt::format("{} for all {} ordered pairs of the {} GPUs.\n", md::Code(*v, false),
                         m.size() * (m.size() - 1), m.size());
     return;
   }
@@ -146,7 +146,7 @@ void Compare(const Machine& m, std::string* out) {
   *out += "They disagree on " + std::to_string(differ.size()) +
           " pair(s); in a virtual machine the guest's PCI tree is flattened, so the driver's "
           "answer describes the guest, not the host:\n\n";
-  for (const auto& d : differ) *out += "- " + d + "\n";
+  for (const auto& d : differ) *out += "- " + md::Escape(d) + "\n";
 }
 
 }  // namespace
@@ -159,7 +159,7 @@ void MdNvml(const MachineView& mv, std::string* out) {
     return;
   }
   md::FactTable f;
-  f.AddText("Library", "`" + md::Escape(n.library) + "`");
+  f.AddText("Library", md::Code(n.library));
   f.Add("Driver version", n.driver_version);
   f.Add("CUDA driver version", n.cuda_driver_version);
   f.Add("GPUs", n.gpu_count);
@@ -175,7 +175,7 @@ void MdNvml(const MachineView& mv, std::string* out) {
     *out += "\nPair calls that failed:\n\n";
     const size_t kShown = 20;  // the same failure on every pair says nothing more after a few
     for (size_t i = 0; i < n.pair_errors.size() && i < kShown; ++i)
-      *out += "- `" + md::Escape(n.pair_errors[i]) + "`\n";
+      *out += "- " + md::Code(n.pair_errors[i], false) + "\n";
     if (n.pair_errors.size() > kShown)
       *out += "- … and " + std::to_string(n.pair_errors.size() - kShown) + " more\n";
   }

@@ -103,8 +103,8 @@ void Verdicts(const P2pMeasurement& m, std::string* out) {
       g.varied |= g.example != r.detail;
     }
     if (r.verdict == "corrupted" || r.verdict == "hung" || r.verdict == "error")
-      bad.Row({EndLabel(r.src), EndLabel(r.dst), r.mode, SizeText(r.size_bytes),
-               "**" + r.verdict + "**", md::Escape(r.detail)});
+      bad.Row({EndLabel(r.src), EndLabel(r.dst), md::Escape(r.mode), SizeText(r.size_bytes),
+               "**" + md::Escape(r.verdict) + "**", md::Prose(r.detail)});
   }
   if (!bad.empty()) {
     *out +=
@@ -113,7 +113,7 @@ void Verdicts(const P2pMeasurement& m, std::string* out) {
         bad.Render() + "\n";
   }
   for (const auto& [key, g] : waived)
-    *out += fmt::format("- {} waived: {}{}\n", g.count, md::Escape(g.example),
+    *out += fmt::format("- {} waived: {}{}\n", g.count, md::Prose(g.example, false),
                         g.varied ? " (and the same for other GPUs)" : "");
   if (!waived.empty()) *out += "\n";
 }
@@ -193,7 +193,7 @@ void PairMatrix(const P2pMeasurement& m, const ModeInfo& mode, uint64_t size,
       else if (r.verdict == "hung")
         row.push_back("**HUNG**");
       else
-        row.push_back(r.verdict);
+        row.push_back(md::Escape(r.verdict));
     }
     cells.push_back(std::move(row));
   }
@@ -243,7 +243,7 @@ void HostTable(const P2pMeasurement& m, uint64_t size, std::string* out) {
       else if (Usable(*it->second))
         row.push_back(Gbps(*it->second->gbps_median));
       else
-        row.push_back(it->second->verdict);
+        row.push_back(md::Escape(it->second->verdict));
     }
     t.Row(row);
   }
@@ -253,8 +253,8 @@ void HostTable(const P2pMeasurement& m, uint64_t size, std::string* out) {
 }  // namespace
 
 void MdP2pMeasurement(const P2pMeasurement& m, uint64_t matrix_size, std::string* out) {
-  *out += "Measured " + (m.time.empty() ? std::string("at an unknown time") : m.time);
-  if (!m.boot_id.empty()) *out += " in boot `" + m.boot_id + "`";
+  *out += "Measured " + (m.time.empty() ? std::string("at an unknown time") : md::Escape(m.time));
+  if (!m.boot_id.empty()) *out += " in boot " + md::Code(m.boot_id, false);
   *out += ". GB = 10^9 bytes; the method is in docs/measurement.md.\n\n";
   if (m.interrupted)
     *out +=
@@ -263,8 +263,8 @@ void MdP2pMeasurement(const P2pMeasurement& m, uint64_t matrix_size, std::string
   if (!m.gpu_addresses.empty()) {
     std::string gpus;
     for (size_t i = 0; i < m.gpu_addresses.size(); ++i)
-      gpus += fmt::format("{}GPU{} = `{}`", i ? ", " : "", i,
-                          m.gpu_addresses[i].empty() ? "?" : m.gpu_addresses[i]);
+      gpus += fmt::format("{}GPU{} = {}", i ? ", " : "", i,
+                          md::Code(m.gpu_addresses[i].empty() ? "?" : m.gpu_addresses[i], false));
     *out += "GPUs by CUDA ordinal: " + gpus + ".\n\n";
   }
   Verdicts(m, out);

@@ -56,8 +56,10 @@ bool IsBridge(const PciDevice& d) {
 }
 
 std::string DeviceLine(const PciDevice& d) {
-  std::string line = "`" + d.address + "` " + md::Cell(d.name);
-  if (d.port_type.known() && *d.port_type != "endpoint") line += " [" + *d.port_type + "]";
+  std::string line = md::Code(d.address, false) + " " + md::Cell(d.name);
+  // Brackets with no "(" or "[" after them, and no reference definition anywhere: not a link.
+  if (d.port_type.known() && *d.port_type != "endpoint")
+    line += " [" + md::Escape(*d.port_type) + "]";
   line += " — driver: " + md::Cell(d.driver) + ", NUMA node: " + md::Cell(d.numa_node) +
           ", link: " + LinkText(d.link);
   return line;
@@ -76,7 +78,7 @@ void Subtree(Tree* t, size_t i, int depth, std::string* out) {
   const PciDevice& d = t->devs[i];
   *out += std::string(2 * depth, ' ') + "- " + DeviceLine(d);
   if (d.parent.known() && !t->present.count(*d.parent)) {
-    *out += " (parent `" + *d.parent + "` not listed)";
+    *out += " (parent " + md::Code(*d.parent, false) + " not listed)";
   }
   *out += "\n";
   auto [b, e] = t->kids.equal_range(d.address);
@@ -136,7 +138,8 @@ void MdPciTree(const MachineView& mv, std::string* out) {
     tops[root].push_back(i);
   }
   for (const auto& [root, list] : tops) {
-    *out += root.empty() ? "- root complex " + Reason(unknown_root) + "\n" : "- `" + root + "`\n";
+    *out += root.empty() ? "- root complex " + Reason(unknown_root) + "\n"
+                         : "- " + md::Code(root, false) + "\n";
     for (size_t i : list) Subtree(&tree, i, 1, out);
   }
   for (size_t i = 0; i < devs.size(); ++i) {  // only reachable through a parent cycle
@@ -154,7 +157,7 @@ void MdPciTree(const MachineView& mv, std::string* out) {
   md::Table t({"device", "name", "BARs", "Resizable BAR"});
   for (const auto& d : devs) {
     if (!d.class_id.known() || !d.class_id->starts_with("0x03")) continue;  // display / 3D
-    t.Row({"`" + d.address + "`", md::Cell(d.name), Bars(d), Rebar(d.rebar)});
+    t.Row({md::Code(d.address), md::Cell(d.name), Bars(d), Rebar(d.rebar)});
   }
   if (!t.empty()) *out += "\nBARs of the display and 3D controllers:\n\n" + t.Render();
 }
@@ -171,7 +174,7 @@ void MdIommuAcs(const MachineView& mv, std::string* out) {
     md::Table g({"group", "type", "devices"});
     for (const auto& grp : m.iommu.groups) {
       std::string members;
-      for (const auto& a : grp.devices) members += (members.empty() ? "" : ", ") + ("`" + a + "`");
+      for (const auto& a : grp.devices) members += (members.empty() ? "" : ", ") + md::Code(a);
       g.Row({std::to_string(grp.id), md::Cell(grp.type), members.empty() ? "none" : members});
     }
     *out += "\n" + g.Render() + "\nSource: `/sys/kernel/iommu_groups/*/{type,devices}`.\n";
@@ -188,14 +191,14 @@ void MdIommuAcs(const MachineView& mv, std::string* out) {
     bool bridge = IsBridge(d);
     if (!has && !bridge) continue;
     if (bridge && d.acs.present.known() && !*d.acs.present) {
-      without += (without.empty() ? "" : ", ") + ("`" + d.address + "`");
+      without += (without.empty() ? "" : ", ") + md::Code(d.address, false);
       continue;
     }
     std::string cap = d.acs.present.known() ? md::Cell(d.acs.capability) : md::Cell(d.acs.present);
     std::string ctl = d.acs.present.known() ? md::Cell(d.acs.control) : md::Cell(d.acs.present);
-    a.Row({"`" + d.address + "`", md::Cell(d.name), md::Cell(d.port_type), cap, ctl});
+    a.Row({md::Code(d.address), md::Cell(d.name), md::Cell(d.port_type), cap, ctl});
     kinds.insert({cap, ctl});
-    listed.push_back("`" + d.address + "`");
+    listed.push_back(md::Code(d.address, false));
   }
   if (a.empty() && without.empty()) {
     *out += "\nNo bridge or port, and no device with Access Control Services.\n";

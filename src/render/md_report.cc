@@ -35,17 +35,19 @@ void MdGoal(const View& view, const Analysis& a, std::string* out) {
         "`dossier note target \"total_tokens_per_s >= 1000 at concurrency 64\"`.\n\n";
     return;
   }
-  if (!n.goal.empty()) *out += md::Escape(n.goal) + "\n\n";
+  if (!n.goal.empty()) *out += md::Prose(n.goal, false) + "\n\n";
   if (a.plan.targets.empty()) return;
   md::Table t({"target", "latest measured", "where, when", "verdict"});
   for (const auto& s : a.plan.targets) {
-    std::string measured = !s.failed.empty() ? "run failed (" + md::Escape(s.failed) + ")"
+    std::string measured = !s.failed.empty() ? "run failed (" + md::Prose(s.failed) + ")"
                            : s.measured      ? fmt::format("{:.1f}", s.value)
                                              : "not measured";
-    if (!s.stale.empty()) measured += " (stale: " + md::Escape(s.stale) + ")";
-    std::string where = s.measured || !s.failed.empty() ? md::Code(s.machine) + ", " + s.time : "";
-    std::string verdict =
-        s.verdict == "not met" || !s.failed.empty() ? "**" + s.verdict + "**" : s.verdict;
+    if (!s.stale.empty()) measured += " (stale: " + md::Prose(s.stale) + ")";
+    std::string where =
+        s.measured || !s.failed.empty() ? md::Code(s.machine) + ", " + md::Escape(s.time) : "";
+    std::string verdict = s.verdict == "not met" || !s.failed.empty()
+                              ? "**" + md::Escape(s.verdict) + "**"
+                              : md::Escape(s.verdict);
     t.Row({md::Code(s.text), measured, where, verdict});
   }
   *out += t.Render() + "\nTargets from " + NotesRef(view, a.plan.targets.front().target.line) +
@@ -57,17 +59,18 @@ void MdInstructions(const View& view, const Analysis&, std::string* out) {
   std::map<std::string, bool> listed;
   for (const auto& m : view.notes.machines) {
     listed[m.name] = true;
-    std::string role = m.role + (m.guest_of.empty() ? "" : " of " + md::Code(m.guest_of));
+    std::string role =
+        md::Escape(m.role) + (m.guest_of.empty() ? "" : " of " + md::Code(m.guest_of));
     t.Row({md::Code(m.name), role.empty() ? "-" : role,
-           m.reachable.empty() ? "not said" : m.reachable, md::Escape(m.instructions),
+           m.reachable.empty() ? "not said" : md::Escape(m.reachable), md::Prose(m.instructions),
            NotesRef(view, m.line)});
   }
   for (const auto& mv : view.machines) {
     if (listed.count(mv.machine.name)) continue;
     t.Row({md::Code(mv.machine.name), RoleOf(mv),
            mv.record.kind == "import" ? "no: imported from pasted outputs" : "collected",
-           "no instructions in the notes (`dossier note machine " + mv.machine.name +
-               " --instructions \"…\"`)",
+           "no instructions in the notes (" +
+               md::Code("dossier note machine " + mv.machine.name + " --instructions \"…\"") + ")",
            md::Code(mv.record.file)});
   }
   if (t.empty()) {
@@ -81,9 +84,9 @@ void MdStatedFacts(const View& view, const MachineView& mv, std::string* out) {
   md::Table t({"fact", "value", "status", "note", "source"});
   for (const auto& f : view.notes.facts) {
     if (f.machine != mv.machine.name) continue;
-    std::string status = f.status == "just-changed" ? "**just changed**" : f.status;
-    t.Row({md::Escape(f.name), md::Escape(f.value), status,
-           md::Escape(f.note + (f.when.empty() ? "" : " (" + f.when + ")")),
+    std::string status = f.status == "just-changed" ? "**just changed**" : md::Escape(f.status);
+    t.Row({md::Prose(f.name), md::Prose(f.value), status,
+           md::Prose(f.note + (f.when.empty() ? "" : " (" + f.when + ")")),
            NotesRef(view, f.line)});
   }
   if (t.empty()) return;
@@ -97,9 +100,9 @@ void MdStatedFactsElsewhere(const View& view, std::string* out) {
     bool collected = false;
     for (const auto& mv : view.machines) collected = collected || mv.machine.name == f.machine;
     if (collected) continue;
-    std::string status = f.status == "just-changed" ? "**just changed**" : f.status;
-    t.Row({f.machine.empty() ? "-" : md::Code(f.machine), md::Escape(f.name), md::Escape(f.value),
-           status, md::Escape(f.note + (f.when.empty() ? "" : " (" + f.when + ")")),
+    std::string status = f.status == "just-changed" ? "**just changed**" : md::Escape(f.status);
+    t.Row({f.machine.empty() ? "-" : md::Code(f.machine), md::Prose(f.name), md::Prose(f.value),
+           status, md::Prose(f.note + (f.when.empty() ? "" : " (" + f.when + ")")),
            NotesRef(view, f.line)});
   }
   if (t.empty()) return;
@@ -113,14 +116,14 @@ void MdAccomplished(const View&, const Analysis& a, std::string* out) {
   }
   for (const auto& d : a.plan.accomplished) {
     // A tried entry that failed is tried, not accomplished.
-    *out += (d.failed ? "- [ ] " : "- [x] ") + md::Escape(d.what);
-    if (!d.result.empty() && d.result != "done") *out += " → " + md::Escape(d.result);
+    *out += (d.failed ? "- [ ] " : "- [x] ") + md::Prose(d.what, false);
+    if (!d.result.empty() && d.result != "done") *out += " → " + md::Prose(d.result, false);
     if (d.failed) *out += " (did not work)";
     std::string ctx;
-    if (!d.machine.empty()) ctx += md::Code(d.machine);
-    if (!d.when.empty()) ctx += (ctx.empty() ? "" : ", ") + d.when;
+    if (!d.machine.empty()) ctx += md::Code(d.machine, false);
+    if (!d.when.empty()) ctx += (ctx.empty() ? "" : ", ") + md::Escape(d.when);
     if (!ctx.empty()) *out += " (" + ctx + ")";
-    *out += " " + md::Code(d.from) + "\n";
+    *out += " " + md::Code(d.from, false) + "\n";
   }
   *out += "\n";
 }
@@ -136,8 +139,8 @@ void MdNextSteps(const View& view, const Analysis& a, std::string* out) {
   md::Table t({"#", "step", "verify with", "machine", "from"});
   int i = 0;
   for (const auto& s : a.plan.next_steps) {
-    std::string step = (s.blocking ? "**blocking** " : "") + md::Escape(s.step);
-    t.Row({std::to_string(++i), step, md::Code(s.verify), md::Code(s.machine), md::Escape(s.from)});
+    std::string step = (s.blocking ? "**blocking** " : "") + md::Prose(s.step);
+    t.Row({std::to_string(++i), step, md::Code(s.verify), md::Code(s.machine), md::Prose(s.from)});
   }
   *out += t.Render() +
           "\nBlocking steps first; steps from the notes and from the findings' "
@@ -156,10 +159,10 @@ void MdFiles(const View& view, const Analysis&, std::string* out) {
     by[f.machine].push_back(&f);
   }
   for (const auto& m : order) {
-    *out += "### " + (m.empty() ? std::string("Any machine") : "`" + m + "`") + "\n\n";
+    *out += "### " + (m.empty() ? std::string("Any machine") : md::Code(m, false)) + "\n\n";
     for (const NoteFile* f : by[m]) {
-      *out += "- " + md::Code(f->path);
-      if (!f->why.empty()) *out += " — " + md::Escape(f->why);
+      *out += "- " + md::Code(f->path, false);
+      if (!f->why.empty()) *out += " — " + md::Prose(f->why, false);
       *out += "\n";
     }
     *out += "\n";

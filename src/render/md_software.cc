@@ -15,9 +15,7 @@ namespace {
 constexpr size_t kModulesShown = 12;
 
 std::string Code(const std::string& s) {
-  // A backtick inside would end the span: such words are shown plainly.
-  if (s.find('`') != std::string::npos) return md::Escape(s);
-  return "`" + md::Escape(s) + "`";
+  return md::Code(s);
 }
 
 void EnvTable(const std::map<std::string, std::string>& env, std::string* out) {
@@ -33,8 +31,6 @@ std::string CommandLine(const std::vector<std::string>& argv) {
     std::string w = quote ? "'" + a + "'" : a;
     line += (line.empty() ? "" : " ") + w;
   }
-  // Keep the fence intact whatever the words hold.
-  for (size_t k; (k = line.find("```")) != std::string::npos;) line.replace(k, 3, "'''");
   return line;
 }
 
@@ -92,9 +88,10 @@ void ModelTable(const ModelConfig& mc, std::string* out) {
 }
 
 void ServerSection(const Server& s, std::string* out) {
-  *out += fmt::format("#### {} server, pid {}\n\n", s.engine, s.pid);
+  *out += fmt::format("#### {} server, pid {}\n\n", md::Escape(s.engine), s.pid);
   md::FactTable t;
-  t.AddText("Engine", s.engine, s.detected_by.empty() ? "" : "matched " + Code(s.detected_by));
+  t.AddText("Engine", md::Escape(s.engine),
+            s.detected_by.empty() ? "" : "matched " + Code(s.detected_by));
   t.Add("Executable", s.exe);
   t.Add("Python", s.python);
   t.Add("Python environment", s.python_env);
@@ -110,7 +107,7 @@ void ServerSection(const Server& s, std::string* out) {
   }
   t.Add("Environment read", s.env_read);
   *out += t.Render();
-  *out += "\nCommand line (secrets redacted):\n\n```\n" + CommandLine(s.argv) + "\n```\n\n";
+  *out += "\nCommand line (secrets redacted):\n\n" + md::CodeBlock(CommandLine(s.argv)) + "\n";
   if (!s.flags.empty()) {
     md::Table f({"flag", "value"});
     for (const auto& [k, v] : s.flags) f.Row({Code(k), Code(v)});
@@ -154,7 +151,7 @@ void PythonPart(const std::vector<PythonEnv>& envs, std::string* out) {
     const auto& pe = envs[i];
     std::string path = Code(pe.path);
     if (!pe.fs_root.empty()) path += " under " + Code(pe.fs_root);
-    e.Row({fmt::format("E{}", i + 1), path, pe.kind, md::Cell(pe.python_version),
+    e.Row({fmt::format("E{}", i + 1), path, md::Escape(pe.kind), md::Cell(pe.python_version),
            md::Escape(pe.origin)});
   }
   *out += e.Render() + "\n";

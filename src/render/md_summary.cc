@@ -21,19 +21,19 @@ std::string SummaryCmd(const std::string& c) {
 }  // namespace
 
 std::string MdTargetValue(const TargetStatus& t) {
-  if (!t.failed.empty()) return "run failed (" + t.failed + ")";
+  if (!t.failed.empty()) return "run failed (" + md::Prose(t.failed, false) + ")";
   if (!t.measured) return "not measured";
   std::string v = fmt::format("{:.1f}", t.value);
-  return t.verdict == "not met" ? "**" + v + "**, not met" : v + ", " + t.verdict;
+  return t.verdict == "not met" ? "**" + v + "**, not met" : v + ", " + md::Escape(t.verdict);
 }
 
 void MdSummary(const View& view, const Analysis& a, std::string* out) {
   HandoffSummary s = Summarize(view, a);
-  if (!s.goal.empty()) *out += "**Goal.** " + md::Escape(s.goal) + "\n";
+  if (!s.goal.empty()) *out += "**Goal.** " + md::Prose(s.goal, false) + "\n";
   for (const auto& t : a.plan.targets) {
     *out += "- " + md::Code(t.text, false) + ": " + MdTargetValue(t);
-    if (t.measured) *out += " (" + md::Code(t.machine, false) + ", " + t.time + ")";
-    if (!t.stale.empty()) *out += " — stale: " + md::Escape(t.stale);
+    if (t.measured) *out += " (" + md::Code(t.machine, false) + ", " + md::Escape(t.time) + ")";
+    if (!t.stale.empty()) *out += " — stale: " + md::Prose(t.stale, false);
     *out += "\n";
   }
   if (!s.goal.empty() || !a.plan.targets.empty()) *out += "\n";
@@ -43,26 +43,26 @@ void MdSummary(const View& view, const Analysis& a, std::string* out) {
   } else {
     *out += "**Blocked by:**\n";
     for (const auto& l : s.blocked_by)
-      *out += "- " + md::Escape(l.text) + SummaryWhere(l.machine) + SummaryCmd(l.command) + " (" +
-              md::Escape(l.from) + ")\n";
+      *out += "- " + md::Prose(l.text, false) + SummaryWhere(l.machine) + SummaryCmd(l.command) +
+              " (" + md::Prose(l.from, false) + ")\n";
     *out += "\n";
   }
   if (!s.now.empty()) {
     *out += "**Now:**\n";
     int i = 0;
     for (const auto& l : s.now)
-      *out += std::to_string(++i) + ". " + md::Escape(l.text) + SummaryWhere(l.machine) +
+      *out += std::to_string(++i) + ". " + md::Prose(l.text, false) + SummaryWhere(l.machine) +
               SummaryCmd(l.command) + "\n";
     *out += "\n";
   }
   if (!s.not_helping.empty()) {
     *out += "**Known not to help:**\n";
     for (const auto& n : s.not_helping)
-      *out += "- " + md::Escape(n.what) +
-              (n.evidence.empty() ? "" : ": " + md::Escape(n.evidence)) + "\n";
+      *out += "- " + md::Prose(n.what, false) +
+              (n.evidence.empty() ? "" : ": " + md::Prose(n.evidence, false)) + "\n";
     *out += "\n";
   }
-  for (const auto& st : s.stale) *out += "> **Stale:** " + md::Escape(st) + "\n";
+  for (const auto& st : s.stale) *out += "> **Stale:** " + md::Prose(st, false) + "\n";
   if (!s.stale.empty()) *out += "\n";
 }
 

@@ -90,10 +90,9 @@ void MdKernel(const MachineView& mv, std::string* out) {
   md::Table p({"device", "message"}), r({"device", "message", "resolved"});
   for (const auto& pr : m.kernel_log.pci_problems) {
     if (pr.resolved.empty())
-      p.Row({pr.address.value_or("-"), "`" + md::Escape(pr.message) + "`"});
+      p.Row({md::Escape(pr.address.value_or("-")), md::Code(pr.message)});
     else
-      r.Row(
-          {pr.address.value_or("-"), "`" + md::Escape(pr.message) + "`", md::Escape(pr.resolved)});
+      r.Row({md::Escape(pr.address.value_or("-")), md::Code(pr.message), md::Prose(pr.resolved)});
   }
   if (p.empty()) {
     *out +=

@@ -12,8 +12,22 @@
 
 namespace dossier::md {
 
-// Escapes the characters that would break a table cell.
+// Data never becomes Markdown syntax: every value from a record, the notes, a paste or a server
+// passes through one of these three on its way into the document (a hostname, a note, a model id
+// can hold `[c](javascript:…)`, `![t](http://…)`, backticks or a `|`).
+//
+// Escape: s as literal inline text, in a table cell or anywhere else. Backslash-escapes what
+// could open a link, image, code span, emphasis, strikethrough, entity, autolink or cell (`\`,
+// `` ` ``, `*`, `]` before `(` or `[` or at the end, `<`, `|`, `~`, `&` of an entity, `_` at a
+// word's edge), what would start a block at the start of a line (`#`, `>`, `[`, `-`/`+`/`=` as
+// a marker, `1.`) and a heading's closing `#`; a line break or other control character becomes a
+// space. It still reads right as plain text: `total_tokens_per_s`, `a -> b`, `AT&T` and
+// `[RTX PRO 6000] x` stay as they are.
 std::string Escape(std::string_view s);
+// Prose: dossier's own sentences with data in them (a finding's explanation, a note): their
+// code spans stay code spans (sized to their content), everything else is escaped as above, so
+// no link, image, emphasis or block can come out of it.
+std::string Prose(std::string_view s, bool in_table = true);
 
 std::string Str(const std::string& v);
 std::string Str(int64_t v);
@@ -31,12 +45,18 @@ std::string Cell(const Fact<T>& f) {
   return "unknown (" + Escape(f.unknown.empty() ? "not recorded" : f.unknown) + ")" + stale;
 }
 
-// s as an inline code span ("" for an empty s); in a table cell its pipes are escaped.
+// s as an inline code span ("" for an empty s): the fence is one backtick longer than the
+// longest run inside, padded with a space where s starts or ends with a backtick (or with a
+// space at both ends, which CommonMark would strip); line breaks become spaces; in a table cell
+// its pipes are escaped (GitHub tables take `\|` inside code as a pipe).
 std::string Code(std::string_view s, bool in_table = true);
+// s as a fenced code block (a fence longer than any backtick run inside, so no line of s can
+// close it); control characters other than line breaks become spaces.
+std::string CodeBlock(std::string_view s);
 // The source of a fact as a code span, or "" when none.
 template <class T>
 std::string Source(const Fact<T>& f) {
-  return f.source.empty() ? std::string() : "`" + Escape(f.source) + "`";
+  return Code(f.source);
 }
 
 // 1073741824 -> "1 GiB"; 1500000 -> "1.43 MiB".

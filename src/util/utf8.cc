@@ -1,5 +1,6 @@
 #include "util/utf8.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace dossier {
@@ -28,6 +29,17 @@ size_t SequenceAt(std::string_view s, size_t i) {
   return 0;
 }
 
+// A character a terminal acts on, at s[i] (a sequence of n bytes): the C0 controls but NUL (it
+// separates the words of /proc/PID/cmdline), tab and line feed, a CR not ending a CRLF line, DEL,
+// and the C1 controls U+0080..U+009F (U+009B is CSI to some terminals).
+bool TerminalControlAt(std::string_view s, size_t i, size_t n) {
+  unsigned char c = static_cast<unsigned char>(s[i]);
+  if (n == 2) return c == 0xC2 && static_cast<unsigned char>(s[i + 1]) <= 0x9F;
+  if (n != 1) return false;
+  if (c == '\r') return !(i + 1 < s.size() && s[i + 1] == '\n');
+  return (c < 0x20 && c != 0 && c != '\t' && c != '\n') || c == 0x7F;
+}
+
 }  // namespace
 
 bool IsValidUtf8(std::string_view s) {
@@ -44,11 +56,14 @@ std::string MakeValidUtf8(std::string_view s) {
   out.reserve(s.size());
   for (size_t i = 0; i < s.size();) {
     size_t n = SequenceAt(s, i);
-    if (n == 0) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned char>(s[i]));
-      out += buf;
-      ++i;
+    if (n == 0 || TerminalControlAt(s, i, n)) {
+      // A byte that is not text, or a control character: visible, each byte as \xNN.
+      for (size_t k = 0; k < std::max<size_t>(n, 1); ++k) {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned char>(s[i + k]));
+        out += buf;
+      }
+      i += std::max<size_t>(n, 1);
     } else {
       out.append(s.substr(i, n));
       i += n;
@@ -58,7 +73,15 @@ std::string MakeValidUtf8(std::string_view s) {
 }
 
 void MakeValidUtf8InPlace(std::string* s) {
-  if (!IsValidUtf8(*s)) *s = MakeValidUtf8(*s);
+  std::string_view v = *s;
+  for (size_t i = 0; i < v.size();) {
+    size_t n = SequenceAt(v, i);
+    if (n == 0 || TerminalControlAt(v, i, n)) {
+      *s = MakeValidUtf8(v);
+      return;
+    }
+    i += n;
+  }
 }
 
 std::vector<std::string> MakeValidUtf8(const std::vector<std::string>& v) {

@@ -8,6 +8,11 @@
 // which one. (A literal "\x41" in the source reads the same; the ambiguity is accepted, as lspci
 // and the kernel's own escaping accept it.)
 //
+// Control characters a terminal acts on (ESC of an escape sequence, BEL, backspace, a lone CR,
+// DEL, the C1 controls) are written the same way: a hostname "gpu\e]0;PWN\a" is stored and
+// printed as "gpu\x1b]0;PWN\x07", never sent raw to a terminal. Tab, line feed, CRLF and NUL
+// (the separator of /proc/PID/cmdline and environ) are kept.
+//
 // Cuts at a byte limit fall on character boundaries (CutUtf8), so a valid value never becomes
 // invalid by shortening.
 #pragma once
@@ -21,7 +26,8 @@ namespace dossier {
 
 // True when s is well-formed UTF-8 (RFC 3629: no overlong forms, no surrogates, <= U+10FFFF).
 bool IsValidUtf8(std::string_view s);
-// s with every byte that is not part of a well-formed sequence written as "\xNN".
+// s with every byte that is not part of a well-formed sequence, and every terminal control
+// character, written as "\xNN".
 std::string MakeValidUtf8(std::string_view s);
 // In place; a no-op (no copy) when s is already valid, the common case.
 void MakeValidUtf8InPlace(std::string* s);

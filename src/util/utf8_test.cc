@@ -33,6 +33,24 @@ TEST(Utf8, InvalidBytesBecomeVisibleEscapes) {
   }
 }
 
+TEST(Utf8, TerminalControlsBecomeVisibleEscapes) {
+  // A hostname that would retitle the terminal and clear the screen, printed raw.
+  EXPECT_EQ(MakeValidUtf8("gpu\x1b]0;PWN\x07\x1b[2J"), "gpu\\x1b]0;PWN\\x07\\x1b[2J");
+  EXPECT_EQ(MakeValidUtf8("a\bb\x7f\rc"), "a\\x08b\\x7f\\x0dc");
+  EXPECT_EQ(MakeValidUtf8("csi\xc2\x9b"
+                          "2J"),
+            "csi\\xc2\\x9b2J");  // U+009B, C1 CSI
+  // Text layout is kept: tab, line feed, CRLF, NUL (cmdline's separator), U+00A0 and up.
+  std::string keep(
+      "a\tb\nc\r\nd\0e\xc2\xa0"
+      "f",
+      13);
+  EXPECT_EQ(MakeValidUtf8(keep), keep);
+  std::string s = "x\x1by";
+  MakeValidUtf8InPlace(&s);
+  EXPECT_EQ(s, "x\\x1by");
+}
+
 TEST(Utf8, CutsFallOnCharacterBoundaries) {
   std::string s =
       "ab\xc3\xa9"

@@ -379,14 +379,16 @@ class StandinServer::Loop {
     s.reserve(256);
     if (c->chat) {
       s += R"({"id":"chatcmpl-)" + c->rec.request_id + R"(","object":"chat.completion.chunk",)";
-      s += R"("created":)" + std::to_string(kCreated) + R"(,"model":")" + cfg_.model + R"(",)";
+      s += R"("created":)" + std::to_string(kCreated) + R"(,"model":)" + json(cfg_.model).dump() +
+           R"(,)";
       s += R"("choices":[{"index":0,"delta":{)";
       s +=
           role ? R"("role":"assistant","content":"")" : std::string(R"("content":")") + text + "\"";
       s += R"(},"logprobs":null,"finish_reason":)";
     } else {
       s += R"({"id":"cmpl-)" + c->rec.request_id + R"(","object":"text_completion",)";
-      s += R"("created":)" + std::to_string(kCreated) + R"(,"model":")" + cfg_.model + R"(",)";
+      s += R"("created":)" + std::to_string(kCreated) + R"(,"model":)" + json(cfg_.model).dump() +
+           R"(,)";
       s += R"("choices":[{"index":0,"text":")" + std::string(text) + R"(","logprobs":null,)";
       s += R"("finish_reason":)";
     }
@@ -451,12 +453,13 @@ class StandinServer::Loop {
         "data: " + Chunk(c, ChunkText(n), true, false, c->continuous_usage ? c->total : -1) +
         "\n\n";
     if (c->include_usage && f != Fault::kNoUsage) {
-      payload += "data: {\"id\":\"cmpl-" + c->rec.request_id +
-                 "\",\"object\":\"text_completion\",\"created\":" + std::to_string(kCreated) +
-                 ",\"model\":\"" + cfg_.model + "\",\"choices\":[],\"usage\":{\"prompt_tokens\":" +
-                 std::to_string(c->rec.prompt_words) +
-                 ",\"completion_tokens\":" + std::to_string(c->total) +
-                 ",\"total_tokens\":" + std::to_string(c->rec.prompt_words + c->total) + "}}\n\n";
+      payload +=
+          "data: {\"id\":\"cmpl-" + c->rec.request_id +
+          "\",\"object\":\"text_completion\",\"created\":" + std::to_string(kCreated) +
+          ",\"model\":" + json(cfg_.model).dump() +
+          ",\"choices\":[],\"usage\":{\"prompt_tokens\":" + std::to_string(c->rec.prompt_words) +
+          ",\"completion_tokens\":" + std::to_string(c->total) +
+          ",\"total_tokens\":" + std::to_string(c->rec.prompt_words + c->total) + "}}\n\n";
     }
     payload += "data: [DONE]\n\n";
     AppendChunk(&out, payload);

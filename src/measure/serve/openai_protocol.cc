@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "util/text.h"
+#include "util/utf8.h"
 
 namespace dossier::serve {
 
@@ -216,7 +217,9 @@ Result<std::vector<std::string>> ParseModelList(std::string_view body) {
   std::vector<std::string> ids;
   for (const auto& m : *data) {
     if (m.is_object() && m.contains("id") && m["id"].is_string()) {
-      ids.push_back(m["id"].get<std::string>());
+      // A server's text at the door: an id holding ESC sequences would reach the terminal and
+      // the record raw (utf8.h).
+      ids.push_back(MakeValidUtf8(m["id"].get<std::string>()));
     }
   }
   if (ids.empty()) return Error::Invalid("/v1/models: the server lists no model");
