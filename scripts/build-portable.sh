@@ -37,6 +37,21 @@ ldd "$stage/$name/bin/dossier" | while read -r soname arrow path rest; do
   cp -L "$path" "$stage/$name/lib/$soname"
   objcopy --strip-debug "$stage/$name/lib/$soname"
 done
+# pciutils' PCI ID database, so a machine with none installed still names its devices (dossier
+# looks in share/dossier beside bin/ when the system has no pci.ids; libpci reads it gzipped).
+# From the build machine's pci.ids package (Debian) or hwdata (Fedora); its "Version:" header goes
+# beside it for `dossier version`. Licence: GPL-2.0-or-later or BSD-3-Clause (the file says so).
+ids=
+for f in /usr/share/misc/pci.ids /usr/share/hwdata/pci.ids; do
+  [ -f "$f" ] && { ids=$f; break; }
+done
+[ -n "$ids" ] || { echo "build-portable: no pci.ids on this machine (apt-get install pci.ids)" >&2; exit 1; }
+mkdir -p "$stage/$name/share/dossier"
+gzip -9n <"$ids" >"$stage/$name/share/dossier/pci.ids.gz"
+sed -n 's/^#[[:space:]]*Version:[[:space:]]*\([^[:space:]]*\).*/\1/p' "$ids" | head -1 \
+  >"$stage/$name/share/dossier/pci.ids.version"
+[ -s "$stage/$name/share/dossier/pci.ids.version" ] ||
+  { echo "build-portable: $ids has no Version: header" >&2; exit 1; }
 cp "$src/README.md" "$stage/$name/"
 cat >"$stage/$name/PORTABLE.txt" <<TXT
 dossier $version, portable build for x86_64 Linux.
@@ -45,6 +60,10 @@ Run bin/dossier from anywhere (it finds lib/ beside it); nothing needs installin
 or later and libstdc++ from GCC 11 or later (Debian 12, Ubuntu 22.04, RHEL 9 and later have both).
 NVML (libnvidia-ml.so.1), the CUDA driver (libcuda.so.1) and libcurl (libcurl.so.4, for
 serve-bench over https) are loaded at run time when the host has them.
+
+share/dossier/pci.ids.gz is the PCI ID Repository's database (https://pci-ids.ucw.cz, version in
+pci.ids.version beside it; GPL-2.0-or-later or BSD-3-Clause): dossier names PCI devices from it
+when the system has no pci.ids of its own ("dossier version" says which one is used).
 TXT
 tar -C "$stage" --owner=0 --group=0 --sort=name -czf "$out/$name.tar.gz" "$name"
 echo "$out/$name.tar.gz"

@@ -52,5 +52,23 @@ grep -q '"schema": "dossier/1"' <<<"$out" ||
   { echo "check-portable: collect printed no dossier/1 document" >&2; fail=1; }
 grep -q '"address": "0000:01:00.0"' <<<"$out" ||
   { echo "check-portable: the collect found no GPU at 0000:01:00.0" >&2; fail=1; }
+# The tarball's pci.ids: present, and what names the devices of a tree that carries none (a
+# machine with nothing installed). The tree is copied without its own database.
+if [ ! -s "$dir/share/dossier/pci.ids.gz" ] || [ ! -s "$dir/share/dossier/pci.ids.version" ]; then
+  echo "check-portable: no share/dossier/pci.ids.gz and its version in the tarball" >&2
+  fail=1
+fi
+ids_version=$(cat "$dir/share/dossier/pci.ids.version" 2>/dev/null || true)
+env LD_LIBRARY_PATH= "$dir/bin/dossier" version | grep -q "^pci.ids " ||
+  { echo "check-portable: dossier version does not say which pci.ids" >&2; fail=1; }
+bare="$work/bare-tree"
+cp -a "$tree" "$bare"
+rm -f "$bare"/usr/share/misc/pci.ids* "$bare"/usr/share/hwdata/pci.ids* "$bare"/usr/share/pci.ids*
+out=$(env LD_LIBRARY_PATH= "$dir/bin/dossier" collect -q --root "$bare" --format json) ||
+  { echo "check-portable: the unpacked binary failed to collect $bare" >&2; fail=1; }
+grep -q "pci.ids.gz carried by dossier (version $ids_version)" <<<"$out" ||
+  { echo "check-portable: a tree without pci.ids was not named from the tarball's" >&2; fail=1; }
+grep -q '"name": "NVIDIA Corporation' <<<"$out" ||
+  { echo "check-portable: no NVIDIA device named from the tarball's pci.ids" >&2; fail=1; }
 [ $fail = 0 ] || exit 1
 echo "$tarball ok"

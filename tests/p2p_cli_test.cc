@@ -24,10 +24,10 @@ struct Ran {
   std::string out;
 };
 
-Ran Dossier(const std::string& fixture, const std::string& args) {
-  std::string cmd = "DOSSIER_STANDIN=" + fixture + " " + DOSSIER_BINARY + " p2p --cuda-lib " +
-                    testing::CudaStandin() + " --nvml-lib " + testing::NvmlStandin() + " " + args +
-                    " 2>&1";
+Ran Dossier(const std::string& fixture, const std::string& args, const std::string& env = "") {
+  std::string cmd = env + " DOSSIER_STANDIN=" + fixture + " " + DOSSIER_BINARY +
+                    " p2p --cuda-lib " + testing::CudaStandin() + " --nvml-lib " +
+                    testing::NvmlStandin() + " " + args + " 2>&1";
   Ran r;
   FILE* p = ::popen(cmd.c_str(), "r");
   if (!p) return r;
@@ -69,6 +69,49 @@ TEST(P2pCli, FailedVerdictsAndBadInput) {
   Ran nocuda = Dossier("init-fails", "--sizes 4K" + common);
   EXPECT_EQ(nocuda.rc, 1);
   EXPECT_NE(nocuda.out.find("cuInit: CUDA_ERROR_NO_DEVICE"), std::string::npos) << nocuda.out;
+}
+
+TEST(P2pCli, OneGpuIsMeasuredAndNothingToMeasureIsAnError) {
+  testing::TempDir dir;
+  Ran r = Dossier("one-gpu", "--sizes 64M --machine vm --dossier " + dir.path() + " --format md");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find("p2p: one GPU: no pairs; device-local and host<->GPU copies"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("5 results to measure"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("**device-local**"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Ceiling: a GPU copies within its own memory at 2074."), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("h2d-local 2.7 %"), std::string::npos) << r.out;
+
+  testing::TempDir empty;
+  Ran none = Dossier("one-gpu", "--no-host --no-local --dossier " + empty.path());
+  EXPECT_EQ(none.rc, 1) << none.out;
+  EXPECT_NE(none.out.find("nothing to measure: CUDA sees 1 GPU, so there is no pair, and "
+                          "--no-host and --no-local turned off the per-GPU copies"),
+            std::string::npos)
+      << none.out;
+  EXPECT_FALSE(std::filesystem::exists(empty.path() + "/records"));  // no empty record
+}
+
+TEST(P2pCli, CudaVisibleDevicesIsHonouredAndRecorded) {
+  Ran r = Dossier("bare-pair", "--sizes 4K --no-host -q --no-store --format json",
+                  "CUDA_VISIBLE_DEVICES=GPU-5e1d0011");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  auto j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.out;
+  EXPECT_EQ(j["gpu_addresses"], nlohmann::json::array({"0000:11:00.0"}));
+  EXPECT_EQ(j["cuda_visible_devices"], "GPU-5e1d0011");
+  ASSERT_EQ(j["results"].size(), 1u);
+  EXPECT_EQ(j["results"][0]["mode"], "device-local");
+  Ran pairs =
+      Dossier("bare-pair", "--pairs 0-1 --sizes 4K -q --no-store", "CUDA_VISIBLE_DEVICES=1");
+  EXPECT_EQ(pairs.rc, 2);
+  EXPECT_NE(pairs.out.find("(CUDA sees 1) (CUDA_VISIBLE_DEVICES=1)"), std::string::npos)
+      << pairs.out;
+  Ran hidden = Dossier("bare-pair", "--sizes 4K -q --no-store", "CUDA_VISIBLE_DEVICES=-1");
+  EXPECT_EQ(hidden.rc, 1);
+  EXPECT_NE(hidden.out.find("CUDA_ERROR_NO_DEVICE"), std::string::npos) << hidden.out;
 }
 
 TEST(P2pCli, CtrlCStopsCleanlyAndKeepsWhatWasMeasured) {

@@ -57,7 +57,12 @@ TEST(HelpAndVersion, EveryTableIsListedInFull) {
   for (std::vector<std::string> v : {std::vector<std::string>{"version"}, {"--version"}}) {
     auto r = RunDossier(v);
     EXPECT_EQ(r.exit_code, 0);
-    EXPECT_EQ(r.out, std::string("dossier ") + DOSSIER_VERSION + "\n");
+    // The version, then the PCI ID database a collect would name devices from.
+    EXPECT_TRUE(r.out.starts_with(std::string("dossier ") + DOSSIER_VERSION + "\npci.ids "))
+        << r.out;
+    if (RootFs("/").IsRegularFile("/usr/share/misc/pci.ids")) {
+      EXPECT_NE(r.out.find(": /usr/share/misc/pci.ids\n"), std::string::npos) << r.out;
+    }
   }
 }
 

@@ -44,6 +44,7 @@ const std::set<std::string> kCovered = {
     "pcie.bar-allocation-failed",
     "build.cuda-arch-mismatch",
     "gpu.p2p-not-ok",
+    "gpu.health",
     "iommu.groups-changed",
     "p2p.bytes-corrupted",
     "p2p.below-expectation",
@@ -266,6 +267,32 @@ TEST(MachineRulesFrontDoor, GpuP2pNotOkFromNvml) {
   }
   // Without NVML the driver's view is not captured: no finding either way.
   Silent(CollectJson(tree), "gpu.p2p-not-ok");
+}
+
+// gpu.health as registered, from the (stand-in) driver's health facts: the sick pair fires (GPU 0
+// in a hardware slowdown at idle, GPU 1 with uncorrected ECC errors, a pending remap, a reset
+// asked for); the healthy pair (gpu_idle alone) and NOT_SUPPORTED everywhere do not.
+TEST(MachineRulesFrontDoor, GpuHealthFromNvml) {
+  const std::string& tree = FixtureTree("seed-guest");
+  {
+    testing::StandinFixture s("sick-pair");
+    json doc = CollectJson(tree, {"--nvml-lib", testing::NvmlStandin()});
+    const json* f = FindingIn(doc, "gpu.health");
+    ASSERT_NE(f, nullptr) << ::testing::PrintToString(FindingIds(doc));
+    EXPECT_EQ(f->value("severity", ""), "critical");
+    EXPECT_NE(f->value("title", "").find("GPU 0 (0000:01:00.0) throttles while idle"),
+              std::string::npos)
+        << f->dump(2);
+    EXPECT_NE(EvidenceText(*f).find("gpu_idle, hw_slowdown"), std::string::npos);
+  }
+  {
+    testing::StandinFixture s("bare-pair");
+    Silent(CollectJson(tree, {"--nvml-lib", testing::NvmlStandin()}), "gpu.health");
+  }
+  {
+    testing::StandinFixture s("no-health");
+    Silent(CollectJson(tree, {"--nvml-lib", testing::NvmlStandin()}), "gpu.health");
+  }
 }
 
 // --- rules over the dossier's history and measurements: `report` ------------------------------

@@ -64,6 +64,7 @@ std::optional<Finding> RuleNumaGpuAffinityUnknown(const RuleContext& ctx);    //
 std::optional<Finding> RuleNumaOverlappingNodes(const RuleContext& ctx);      // numa.cc
 std::optional<Finding> RuleBuildCudaArchMismatch(const RuleContext& ctx);     // build.cc
 std::optional<Finding> RuleGpuP2pNotOk(const RuleContext& ctx);               // gpu.cc
+std::optional<Finding> RuleGpuHealth(const RuleContext& ctx);                 // gpu_health.cc
 std::optional<Finding> RuleNcclP2pFallback(const RuleContext& ctx);           // nccl.cc
 std::optional<Finding> RuleNcclTopoFileMismatch(const RuleContext& ctx);      // nccl.cc
 std::optional<Finding> RuleNotesContradicted(const RuleContext& ctx);         // notes.cc

@@ -29,6 +29,10 @@ const std::vector<RuleEntry>& RuleTable() {
        RuleIommuTranslatedP2p},
       {"gpu.p2p-not-ok", kWarning, "NVML reports P2P read or write other than OK for a GPU pair",
        RuleGpuP2pNotOk},
+      {"gpu.health", kWarning,
+       "NVML reports a GPU throttling at idle, uncorrected ECC errors, a pending row remap, a "
+       "recovery action, or PCIe replays climbing within one boot",
+       RuleGpuHealth},
       {"nccl.p2p-fallback", kWarning,
        "an NCCL log shows P2P refused or channels over SHM, and why, from the dossier's facts",
        RuleNcclP2pFallback},

@@ -285,6 +285,90 @@ TEST(RuleCudaArch, TenPointZeroOnSm120Fires) {
   EXPECT_FALSE(Fires(ViewOf({caller}), "build.cuda-arch-mismatch"));
 }
 
+// A healthy idle GPU as NVML reports it (issue 26's H200): gpu_idle alone, nothing pending.
+NvmlGpu HealthyNvmlGpu(int64_t index, const std::string& bus) {
+  NvmlGpu g;
+  g.index = index;
+  g.pci_bus_id = Known(bus, "nvml");
+  g.health.clocks_event_mask = Known<int64_t>(0x1, "nvml");
+  g.health.clocks_event_reasons = Known<std::string>("gpu_idle", "nvml");
+  for (Fact<int64_t>* f : {&g.health.ecc_corrected_volatile, &g.health.ecc_uncorrected_volatile,
+                           &g.health.ecc_corrected_aggregate, &g.health.ecc_uncorrected_aggregate,
+                           &g.health.pcie_replay_count})
+    *f = Known<int64_t>(0, "nvml");
+  g.health.remap_pending = Known(false, "nvml");
+  g.health.remap_failed = Known(false, "nvml");
+  g.health.recovery_action = Known<std::string>("none", "nvml");
+  return g;
+}
+
+TEST(RuleGpuHealth, IdleIsNotAThrottleButASlowdownAtIdleIs) {
+  Machine m = SeedGuest(2);
+  m.nvml.gpus = {HealthyNvmlGpu(0, "0000:01:00.0"), HealthyNvmlGpu(1, "0000:02:00.0")};
+  EXPECT_FALSE(Fires(ViewOf({m}), "gpu.health"));
+  // NOT_SUPPORTED everywhere: unknown is no evidence, the rule stays silent.
+  Machine u = m;
+  for (auto& g : u.nvml.gpus) {
+    g.health = NvmlHealth{};
+    g.health.clocks_event_mask.Unknown("nvmlDeviceGetCurrentClocksEventReasons: NOT_SUPPORTED");
+  }
+  EXPECT_FALSE(Fires(ViewOf({u}), "gpu.health"));
+
+  m.nvml.gpus[1].health.clocks_event_mask = Known<int64_t>(0x1 | 0x8, "nvml");
+  m.nvml.gpus[1].health.clocks_event_reasons = Known<std::string>("gpu_idle, hw_slowdown", "nvml");
+  auto fs = RunOn(ViewOf({m}));
+  const Finding* f = Find(fs, "gpu.health");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->severity, kWarning);
+  EXPECT_NE(f->title.find("GPU 1 (0000:02:00.0) throttles while idle"), std::string::npos)
+      << f->title;
+  // Busy and power-capped is not "at idle".
+  m.nvml.gpus[1].health.clocks_event_mask = Known<int64_t>(0x4, "nvml");
+  EXPECT_FALSE(Fires(ViewOf({m}), "gpu.health"));
+}
+
+TEST(RuleGpuHealth, EccRemapAndRecoveryAreCritical) {
+  Machine m = SeedGuest(2);
+  m.nvml.gpus = {HealthyNvmlGpu(0, "0000:01:00.0"), HealthyNvmlGpu(1, "0000:02:00.0")};
+  m.nvml.gpus[0].health.ecc_corrected_volatile = Known<int64_t>(40, "nvml");  // corrected: fine
+  EXPECT_FALSE(Fires(ViewOf({m}), "gpu.health"));
+  m.nvml.gpus[0].health.ecc_uncorrected_aggregate = Known<int64_t>(1, "nvml");
+  auto fs = RunOn(ViewOf({m}));
+  ASSERT_TRUE(Find(fs, "gpu.health"));
+  EXPECT_EQ(Find(fs, "gpu.health")->severity, kCritical);
+
+  Machine r = SeedGuest(2);
+  r.nvml.gpus = {HealthyNvmlGpu(0, "0000:01:00.0")};
+  r.nvml.gpus[0].health.remap_pending = Known(true, "nvml");
+  const Finding* f = Find(RunOn(ViewOf({r})), "gpu.health");
+  ASSERT_TRUE(f);
+  EXPECT_NE(f->title.find("row remap pending"), std::string::npos);
+  r.nvml.gpus[0].health.remap_pending = Known(false, "nvml");
+  r.nvml.gpus[0].health.recovery_action = Known<std::string>("drain_and_reset", "nvml");
+  f = Find(RunOn(ViewOf({r})), "gpu.health");
+  ASSERT_TRUE(f);
+  EXPECT_NE(f->title.find("asks for drain_and_reset"), std::string::npos);
+}
+
+TEST(RuleGpuHealth, ReplaysClimbingWithinOneBoot) {
+  Machine earlier = SeedGuest(1);
+  earlier.nvml.gpus = {HealthyNvmlGpu(0, "0000:01:00.0")};
+  earlier.nvml.gpus[0].health.pcie_replay_count = Known<int64_t>(3, "nvml");
+  Machine now = earlier;
+  View v = ViewOf({now});
+  // A count alone, however high, is not climbing.
+  v.machines[0].machine.nvml.gpus[0].health.pcie_replay_count = Known<int64_t>(3, "nvml");
+  EXPECT_FALSE(Fires(v, "gpu.health"));
+  v.machines[0].earlier_same_boot =
+      PreviousBoot{{"r1.json", "collect", "t", "dossier"}, "b", earlier};
+  EXPECT_FALSE(Fires(v, "gpu.health"));  // the same count: not climbing
+  v.machines[0].machine.nvml.gpus[0].health.pcie_replay_count = Known<int64_t>(57, "nvml");
+  const Finding* f = Find(RunOn(v), "gpu.health");
+  ASSERT_TRUE(f);
+  EXPECT_NE(f->title.find("PCIe replays climbed from 3 to 57"), std::string::npos) << f->title;
+  EXPECT_EQ(f->severity, kWarning);
+}
+
 TEST(RuleP2pNotOk, FiresOnNsPairsAndNotWhenAllOk) {
   Machine m = SeedGuest(2);
   CodeMatrix ns = {{"X", "NS"}, {"NS", "X"}}, ok = {{"X", "OK"}, {"OK", "X"}};

@@ -5,6 +5,7 @@
 #include "analyze/rule.h"
 #include "cli/command.h"
 #include "import/importer.h"
+#include "probe/pci_names.h"
 #include "probe/probe.h"
 #include "render/render.h"
 #include "util/utf8.h"
@@ -16,6 +17,14 @@ int RunHelp(const std::vector<std::string>& args);
 
 int RunVersion(const std::vector<std::string>&) {
   std::printf("dossier %s\n", DOSSIER_VERSION);
+  // The PCI ID database names every device in a collect: which one this run would use.
+  PciNames::Database db = PciNames::Find(RootFs("/"));
+  if (db.host.empty())
+    std::printf("pci.ids: none (not in /usr/share/misc, /usr/share/hwdata, nor beside dossier)\n");
+  else
+    std::printf("pci.ids %s: %s%s\n", db.version.empty() ? "(version unknown)" : db.version.c_str(),
+                db.host.c_str(),
+                db.path.starts_with("pci.ids.gz carried") ? " (carried by dossier)" : "");
   return kExitOk;
 }
 

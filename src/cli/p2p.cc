@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -20,6 +21,7 @@
 #include "render/md_util.h"
 #include "store/dossier_dir.h"
 #include "util/stop_signals.h"
+#include "util/text.h"
 
 namespace dossier::cli {
 namespace {
@@ -54,7 +56,7 @@ int RunP2p(const std::vector<std::string>& args) {
   int reps = 5, warmup = 1;
   double timeout_s = 180, copy_timeout_s = 10;
   uint64_t latency_bytes = 16;
-  bool no_host = false, no_store = false, quiet = false;
+  bool no_host = false, no_local = false, no_store = false, quiet = false;
   app.add_option("--cuda-lib", cuda_lib, "CUDA driver library (default libcuda.so.1)");
   app.add_option("--nvml-lib", nvml_lib,
                  "NVML library, for link limits (default libnvidia-ml.so.1)");
@@ -80,6 +82,8 @@ int RunP2p(const std::vector<std::string>& args) {
   app.add_option("--matrix-size", matrix_text, "size of the pair matrices in --format md")
       ->capture_default_str();
   app.add_flag("--no-host", no_host, "skip host<->GPU copies");
+  app.add_flag("--no-local", no_local,
+               "skip device-local copies (one GPU's memory to itself, the ceiling for the rest)");
   app.add_option("--machine", machine, "machine name for the record (default: the hostname)")
       ->check(MachineName());
   app.add_option("--dossier", dossier_dir, "dossier directory to append to")
@@ -95,6 +99,7 @@ int RunP2p(const std::vector<std::string>& args) {
   plan_opts.sizes = p2p::DefaultSizes();
   plan_opts.latency_bytes = latency_bytes;
   plan_opts.host = !no_host;
+  plan_opts.local = !no_local;
   if (!sizes_text.empty()) {
     auto s = p2p::ParseSizes(sizes_text);
     if (!s) return std::fprintf(stderr, "dossier p2p: %s\n", s.error().message.c_str()), kExitUsage;
@@ -142,11 +147,33 @@ int RunP2p(const std::vector<std::string>& args) {
     return kExitFailure;
   }
   int devices = (*engine)->device_count();
+  // The driver honours CUDA_VISIBLE_DEVICES: ordinals are among the GPUs it lists, in its order.
+  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+  const std::string visible_note =
+      visible ? fmt::format(" (CUDA_VISIBLE_DEVICES={})", Printable(visible)) : std::string();
   if (auto s = p2p::CheckPairs(plan_opts.pairs, devices); !s)
-    return std::fprintf(stderr, "dossier p2p: %s\n", s.error().message.c_str()), kExitUsage;
-  if (devices < 2 && plan_opts.pairs.empty() && !quiet)
-    std::fprintf(stderr, "p2p: one GPU: no pairs, host<->GPU only\n");
+    return std::fprintf(stderr, "dossier p2p: %s%s\n", s.error().message.c_str(),
+                        visible_note.c_str()),
+           kExitUsage;
   auto plan = p2p::BuildPlan(devices, plan_opts);
+  if (plan.empty()) {
+    // Nothing stored: an empty record would read as a run that found nothing wrong.
+    std::string why =
+        fmt::format("CUDA sees {} GPU{}{}", devices, devices == 1 ? "" : "s", visible_note);
+    if (devices < 2) why += ", so there is no pair";
+    std::string off = no_host && no_local ? "--no-host and --no-local"
+                      : no_host           ? "--no-host"
+                      : no_local          ? "--no-local"
+                                          : "";
+    if (!off.empty()) why += ", and " + off + " turned off the per-GPU copies";
+    std::fprintf(stderr, "dossier p2p: nothing to measure: %s\n", why.c_str());
+    return kExitFailure;
+  }
+  if (devices < 2 && !quiet)
+    std::fprintf(stderr, "p2p: one GPU%s: no pairs; %s\n", visible_note.c_str(),
+                 no_host    ? "device-local copies only"
+                 : no_local ? "host<->GPU copies only"
+                            : "device-local and host<->GPU copies");
   if (!quiet)
     std::fprintf(stderr, "p2p: %d GPUs, %zu results to measure (--timeout %.0f s)\n", devices,
                  plan.size(), timeout_s);
@@ -164,12 +191,22 @@ int RunP2p(const std::vector<std::string>& args) {
   m.time = started;
   m.boot_id = model.boot_id.value_or("");
   m.hostname = model.hostname.value_or("");
+  if (visible) m.cuda_visible_devices = Printable(visible);
   if (stop_flag.load()) m.interrupted = true;
 
   int rc = kExitOk;
   for (const auto& r : m.results)
     if (r.verdict == "corrupted" || r.verdict == "hung" || r.verdict == "error") rc = kExitFailure;
   if (m.interrupted) rc = kExitFailure;
+  // Every result waived (no GPU usable, no far node, no peer access): nothing was measured, and
+  // exit 0 would read as a run that measured and found nothing wrong.
+  if (!m.results.empty() &&
+      std::all_of(m.results.begin(), m.results.end(),
+                  [](const P2pResult& r) { return r.verdict == "waived"; })) {
+    std::fprintf(stderr, "dossier p2p: nothing was measured: every result was waived (%s)\n",
+                 m.results.front().detail.c_str());
+    rc = kExitFailure;
+  }
 
   if (!no_store) {
     auto path = DossierDir(dossier_dir).Append(p2p::P2pRecord(m, model.name), model.name);

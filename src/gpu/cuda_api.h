@@ -77,6 +77,8 @@ using cuMemcpyHtoDAsync_fn = CUresult (*)(CUdeviceptr dst, const void* src, size
                                           CUstream stream);
 using cuMemcpyDtoHAsync_fn = CUresult (*)(void* dst, CUdeviceptr src, size_t bytes,
                                           CUstream stream);
+using cuMemcpyDtoDAsync_fn = CUresult (*)(CUdeviceptr dst, CUdeviceptr src, size_t bytes,
+                                          CUstream stream);
 using cuMemsetD8Async_fn = CUresult (*)(CUdeviceptr dst, unsigned char value, size_t n,
                                         CUstream stream);
 using cuStreamCreate_fn = CUresult (*)(CUstream* stream, unsigned flags);

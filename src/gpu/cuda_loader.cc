@@ -91,6 +91,7 @@ std::string CudaLibrary::Resolve() {
   memcpy_peer_async = l.Find<cuMemcpyPeerAsync_fn>({"cuMemcpyPeerAsync"});
   memcpy_htod_async = l.Find<cuMemcpyHtoDAsync_fn>({"cuMemcpyHtoDAsync_v2"});
   memcpy_dtoh_async = l.Find<cuMemcpyDtoHAsync_fn>({"cuMemcpyDtoHAsync_v2"});
+  memcpy_dtod_async = l.Find<cuMemcpyDtoDAsync_fn>({"cuMemcpyDtoDAsync_v2"});
   memset_d8_async = l.Find<cuMemsetD8Async_fn>({"cuMemsetD8Async"});
   stream_create = l.Find<cuStreamCreate_fn>({"cuStreamCreate"});
   stream_destroy = l.Find<cuStreamDestroy_fn>({"cuStreamDestroy_v2", "cuStreamDestroy"});
@@ -128,6 +129,7 @@ std::string CudaLibrary::Resolve() {
                                  check(memcpy_peer_async),
                                  check(memcpy_htod_async),
                                  check(memcpy_dtoh_async),
+                                 check(memcpy_dtod_async),
                                  check(memset_d8_async),
                                  check(stream_create),
                                  check(stream_destroy),

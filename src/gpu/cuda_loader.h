@@ -57,6 +57,7 @@ class CudaLibrary {
   Func<cuMemcpyPeerAsync_fn> memcpy_peer_async;
   Func<cuMemcpyHtoDAsync_fn> memcpy_htod_async;
   Func<cuMemcpyDtoHAsync_fn> memcpy_dtoh_async;
+  Func<cuMemcpyDtoDAsync_fn> memcpy_dtod_async;
   Func<cuMemsetD8Async_fn> memset_d8_async;
   Func<cuStreamCreate_fn> stream_create;
   Func<cuStreamDestroy_fn> stream_destroy;

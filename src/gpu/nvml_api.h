@@ -75,12 +75,41 @@ enum : unsigned {
   NVML_TOPOLOGY_SYSTEM = 50,
 };
 
+// nvmlTemperatureSensors_t
+enum : unsigned { NVML_TEMPERATURE_GPU = 0 };
+// nvmlMemoryErrorType_t and nvmlEccCounterType_t (nvmlDeviceGetTotalEccErrors)
+enum : unsigned { NVML_MEMORY_ERROR_TYPE_CORRECTED = 0, NVML_MEMORY_ERROR_TYPE_UNCORRECTED = 1 };
+enum : unsigned { NVML_VOLATILE_ECC = 0, NVML_AGGREGATE_ECC = 1 };
+// nvmlClocksEventReasons (nvml.h; "ClocksThrottleReasons" before driver 535, the same bits).
+enum : unsigned long long {
+  nvmlClocksEventReasonGpuIdle = 0x1,
+  nvmlClocksEventReasonApplicationsClocksSetting = 0x2,
+  nvmlClocksEventReasonSwPowerCap = 0x4,
+  nvmlClocksThrottleReasonHwSlowdown = 0x8,
+  nvmlClocksEventReasonSyncBoost = 0x10,
+  nvmlClocksEventReasonSwThermalSlowdown = 0x20,
+  nvmlClocksThrottleReasonHwThermalSlowdown = 0x40,
+  nvmlClocksThrottleReasonHwPowerBrakeSlowdown = 0x80,
+  nvmlClocksEventReasonDisplayClockSetting = 0x100,
+};
+// Field ids (nvmlDeviceGetFieldValues) and nvmlDeviceGpuRecoveryAction_t (driver r570 and later;
+// NVML_FI_DEV_RESET_STATUS 226 and DRAIN_AND_RESET_STATUS 227 are the deprecated older pair).
+enum : unsigned { NVML_FI_DEV_GET_GPU_RECOVERY_ACTION = 230 };
+enum : unsigned {
+  NVML_GPU_RECOVERY_ACTION_NONE = 0,
+  NVML_GPU_RECOVERY_ACTION_GPU_RESET = 1,
+  NVML_GPU_RECOVERY_ACTION_NODE_REBOOT = 2,
+  NVML_GPU_RECOVERY_ACTION_DRAIN_P2P = 3,
+  NVML_GPU_RECOVERY_ACTION_DRAIN_AND_RESET = 4,
+};
+
 // Buffer sizes the API documents for its string getters.
 inline constexpr unsigned kNvmlDriverVersionBuffer = 80;
 inline constexpr unsigned kNvmlNameBuffer = 96;
 inline constexpr unsigned kNvmlUuidBuffer = 80;
 inline constexpr unsigned kNvmlSerialBuffer = 30;
 inline constexpr unsigned kNvmlMaxNvLinks = 36;
+inline constexpr unsigned kNvmlVbiosVersionBuffer = 32;
 
 // nvmlPciInfo_t as filled by nvmlDeviceGetPciInfo_v3/_v2 and nvmlDeviceGetNvLinkRemotePciInfo_v2.
 struct nvmlPciInfo_t {
@@ -115,6 +144,28 @@ struct nvmlBAR1Memory_t {
 };
 static_assert(sizeof(nvmlMemory_t) == 24 && sizeof(nvmlBAR1Memory_t) == 24);
 
+// nvmlFieldValue_t: one field asked of nvmlDeviceGetFieldValues (fieldId, scopeId in; the rest
+// out). value is a union of 8 bytes; valueType says which member (1 = unsigned int).
+union nvmlValue_t {
+  double dVal;
+  int siVal;
+  unsigned int uiVal;
+  unsigned long ulVal;
+  unsigned long long ullVal;
+  signed long long sllVal;
+  unsigned short usVal;
+};
+struct nvmlFieldValue_t {
+  unsigned int fieldId;
+  unsigned int scopeId;
+  long long timestamp;
+  long long latencyUsec;
+  int valueType;
+  nvmlReturn_t nvmlReturn;
+  nvmlValue_t value;
+};
+static_assert(sizeof(nvmlFieldValue_t) == 40 && offsetof(nvmlFieldValue_t, value) == 32);
+
 // Function types, named after the function without its version suffix.
 using nvmlInit_fn = nvmlReturn_t (*)();
 using nvmlShutdown_fn = nvmlReturn_t (*)();
@@ -141,6 +192,18 @@ using nvmlDeviceGetNvLinkRemotePciInfo_fn = nvmlReturn_t (*)(nvmlDevice_t device
                                                              nvmlPciInfo_t* pci);
 using nvmlDeviceGetTopologyCommonAncestor_fn = nvmlReturn_t (*)(nvmlDevice_t a, nvmlDevice_t b,
                                                                 unsigned int* level);
+using nvmlDeviceGetUint64_fn = nvmlReturn_t (*)(nvmlDevice_t device, unsigned long long* value);
+using nvmlDeviceGetTemperature_fn = nvmlReturn_t (*)(nvmlDevice_t device, unsigned int sensor,
+                                                     unsigned int* celsius);
+using nvmlDeviceGetTotalEccErrors_fn = nvmlReturn_t (*)(nvmlDevice_t device,
+                                                        unsigned int error_type,
+                                                        unsigned int counter_type,
+                                                        unsigned long long* count);
+using nvmlDeviceGetRemappedRows_fn = nvmlReturn_t (*)(nvmlDevice_t device, unsigned int* corrected,
+                                                      unsigned int* uncorrected,
+                                                      unsigned int* pending, unsigned int* failure);
+using nvmlDeviceGetFieldValues_fn = nvmlReturn_t (*)(nvmlDevice_t device, int count,
+                                                     nvmlFieldValue_t* values);
 using nvmlDeviceGetP2PStatus_fn = nvmlReturn_t (*)(nvmlDevice_t a, nvmlDevice_t b,
                                                    unsigned int caps_index, unsigned int* status);
 

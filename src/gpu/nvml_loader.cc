@@ -115,6 +115,20 @@ void NvmlLibrary::Resolve() {
   common_ancestor =
       l.Find<nvmlDeviceGetTopologyCommonAncestor_fn>({"nvmlDeviceGetTopologyCommonAncestor"});
   p2p_status = l.Find<nvmlDeviceGetP2PStatus_fn>({"nvmlDeviceGetP2PStatus"});
+  vbios_version = l.Find<nvmlDeviceGetString_fn>({"nvmlDeviceGetVbiosVersion"});
+  max_clock_info = l.Find<nvmlDeviceGetClockInfo_fn>({"nvmlDeviceGetMaxClockInfo"});
+  clocks_event_reasons = l.Find<nvmlDeviceGetUint64_fn>(
+      {"nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons"});
+  power_usage = l.Find<nvmlDeviceGetUint_fn>({"nvmlDeviceGetPowerUsage"});
+  enforced_power_limit = l.Find<nvmlDeviceGetUint_fn>({"nvmlDeviceGetEnforcedPowerLimit"});
+  temperature = l.Find<nvmlDeviceGetTemperature_fn>({"nvmlDeviceGetTemperature"});
+  total_ecc_errors = l.Find<nvmlDeviceGetTotalEccErrors_fn>({"nvmlDeviceGetTotalEccErrors"});
+  remapped_rows = l.Find<nvmlDeviceGetRemappedRows_fn>({"nvmlDeviceGetRemappedRows"});
+  retired_pages_pending =
+      l.Find<nvmlDeviceGetEnableState_fn>({"nvmlDeviceGetRetiredPagesPendingStatus"});
+  pcie_replay_counter = l.Find<nvmlDeviceGetUint_fn>({"nvmlDeviceGetPcieReplayCounter"});
+  pcie_gen_gpu_max = l.Find<nvmlDeviceGetUint_fn>({"nvmlDeviceGetGpuMaxPcieLinkGeneration"});
+  field_values = l.Find<nvmlDeviceGetFieldValues_fn>({"nvmlDeviceGetFieldValues"});
 }
 
 }  // namespace dossier::gpu

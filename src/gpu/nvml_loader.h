@@ -69,6 +69,19 @@ class NvmlLibrary {
   Func<nvmlDeviceGetNvLinkRemotePciInfo_fn> nvlink_remote_pci;
   Func<nvmlDeviceGetTopologyCommonAncestor_fn> common_ancestor;
   Func<nvmlDeviceGetP2PStatus_fn> p2p_status;
+  // Health (what nvidia-smi -q shows when a GPU misbehaves); every one may be NOT_SUPPORTED.
+  Func<nvmlDeviceGetString_fn> vbios_version;
+  Func<nvmlDeviceGetClockInfo_fn> max_clock_info;
+  Func<nvmlDeviceGetUint64_fn> clocks_event_reasons;  // or the older ...ThrottleReasons
+  Func<nvmlDeviceGetUint_fn> power_usage;             // milliwatts
+  Func<nvmlDeviceGetUint_fn> enforced_power_limit;    // milliwatts
+  Func<nvmlDeviceGetTemperature_fn> temperature;
+  Func<nvmlDeviceGetTotalEccErrors_fn> total_ecc_errors;
+  Func<nvmlDeviceGetRemappedRows_fn> remapped_rows;
+  Func<nvmlDeviceGetEnableState_fn> retired_pages_pending;
+  Func<nvmlDeviceGetUint_fn> pcie_replay_counter;
+  Func<nvmlDeviceGetUint_fn> pcie_gen_gpu_max;  // the GPU's own maximum ("Device Max")
+  Func<nvmlDeviceGetFieldValues_fn> field_values;
 
  private:
   explicit NvmlLibrary(DynamicLibrary lib) : lib_(std::move(lib)) {}

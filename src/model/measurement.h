@@ -18,7 +18,8 @@ struct P2pResult {
   int64_t src = -1;  // GPU index (CUDA ordinal); -1 for the host
   int64_t dst = -1;
   std::string mode;  // "uni-p2p", "bi-p2p", "uni-staged", "bi-staged", "h2d-local", "h2d-far",
-                     // "d2h-local", "d2h-far", "latency-p2p", "latency-staged"
+                     // "d2h-local", "d2h-far", "latency-p2p", "latency-staged", "device-local"
+                     // (src == dst: one GPU's memory to itself)
   uint64_t size_bytes = 0;
   Fact<double> gbps_median, gbps_min, gbps_max;  // GB = 1e9 bytes
   Fact<double> latency_us;                       // per copy, median
@@ -48,6 +49,9 @@ struct P2pMeasurement {
   std::string boot_id;   // boot it ran in: a later boot makes it stale
   std::string hostname;  // the machine it ran on: boot ids compare only on the same one
   std::vector<std::string> gpu_addresses;  // by CUDA ordinal
+  // CUDA_VISIBLE_DEVICES as it was set for the run ("" when unset): the ordinals above are among
+  // the GPUs it lists, in its order, so GPU 0 is not the first GPU on the bus.
+  std::string cuda_visible_devices;
   std::vector<P2pResult> results;
   bool interrupted = false;  // Ctrl-C or --timeout cut it short; results are what was measured
   // The program that measured when it was not dossier ("p2pBandwidthLatencyTest", "nvbandwidth")
@@ -62,6 +66,7 @@ struct P2pMeasurement {
     v("boot_id", boot_id);
     v("hostname", hostname);
     v("gpu_addresses", gpu_addresses);
+    v("cuda_visible_devices", cuda_visible_devices);
     v("results", results);
     v("interrupted", interrupted);
   }

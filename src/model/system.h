@@ -125,11 +125,15 @@ struct VirtualizationInfo {
   Fact<bool> guest;
   Fact<std::string> hypervisor;  // "kvm", "vmware", "hyper-v", "xen"…; null on bare metal
   Fact<std::string> chipset;     // "q35", "i440fx"; null when not a QEMU machine type
+  // "microvm": a KVM guest with no DMI and virtio-mmio devices or no QEMU PCI host bridge
+  // (Firecracker, Cloud Hypervisor); null otherwise, with the reason.
+  Fact<std::string> platform;
   template <class V>
   void visit(V& v) {
     v("guest", guest);
     v("hypervisor", hypervisor);
     v("chipset", chipset);
+    v("platform", platform);
   }
 };
 

@@ -10,7 +10,9 @@
 #include "gpu/nvml_loader.h"
 #include "gpu/pci_bus_id.h"
 #include "model/visit.h"
+#include "probe/nvml_health.h"
 #include "probe/probe.h"
+#include "util/text.h"
 #include "util/utf8.h"
 
 namespace dossier {
@@ -185,6 +187,7 @@ void ReadGpu(const NvmlLibrary& lib, nvmlDevice_t d, NvmlGpu* g) {
       out->Set(static_cast<int64_t>(mhz), NvmlLibrary::Source(lib.clock_info));
   }
   ReadNvLinks(lib, d, g);
+  ReadNvmlHealth(lib, d, &g->health);
 }
 
 std::string LevelName(unsigned level) {
@@ -289,6 +292,36 @@ void MatchPciWalk(const Machine& m, NvmlGpu* g) {
                        "gpus");
 }
 
+// pci.ids lags new GPUs (NVML names a board months before the database lists its device id):
+// where the PCI walk has no name for the GPU, or only its vendor's ("NVIDIA Corporation Device
+// 2335", lspci's form), NVML's name stands in, and the source says why.
+bool VendorOnly(const PciDevice& d) {
+  if (!d.name.known()) return true;
+  std::string id = d.device_id.known() ? ToLower(*d.device_id) : "";
+  if (id.starts_with("0x")) id = id.substr(2);
+  return !id.empty() && d.name->ends_with(" Device " + id);
+}
+
+void NameFromNvml(const NvmlGpu& g, Machine* m) {
+  if (!g.name.known() || !g.pci_bus_id.known()) return;
+  for (PciDevice& d : m->pci.devices) {
+    if (d.address != *g.pci_bus_id || !VendorOnly(d)) continue;
+    std::string why =
+        d.name.known() ? "pci.ids lists only the vendor of " : "pci.ids has no name for ";
+    std::string id = d.vendor_id.value_or("?") + ":" + d.device_id.value_or("?");
+    d.name.Set(*g.name, g.name.source + " (" + why + id + ")");
+  }
+  for (Gpu& w : m->gpus) {
+    if (w.address != *g.pci_bus_id) continue;
+    // The walk's name came from dossier's table or pci.ids; only a missing or vendor-only one
+    // is replaced.
+    bool vendor_only = w.name.known() && w.name->find(" Device ") != std::string::npos &&
+                       w.name.source.starts_with("libpci");
+    if (!w.name.known() || vendor_only)
+      w.name.Set(*g.name, g.name.source + " (pci.ids has no name for this device id)");
+  }
+}
+
 void NotLoaded(NvmlInfo* info, const std::string& why) {
   info->loaded = false;
   info->error = why;
@@ -355,6 +388,7 @@ void ProbeNvml(const ProbeContext& ctx, Machine* m) {
       ReadGpu(lib, devs[i], &g);
     }
     MatchPciWalk(*m, &g);
+    NameFromNvml(g, m);
     info.gpus.push_back(std::move(g));
   }
   ReadPairs(lib, devs, &info, &m->topology);

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/json_io.h"
+#include "probe/nvml_health.h"
 #include "probe/probe.h"
 #include "tests/standin_paths.h"
 #include "tests/temp_dir.h"
@@ -78,6 +79,111 @@ TEST(ProbeNvml, BarePairOkAndMatchedToThePciWalk) {
   EXPECT_EQ(m.topology.p2p_status.read[0][1], "OK");
   EXPECT_EQ(m.topology.p2p_status.write[1][0], "OK");
   EXPECT_EQ(m.topology.p2p_status.nvlink[0][1], "NS");
+}
+
+TEST(ProbeNvml, NamesTheGpuWherePciIdsLacksItsDeviceId) {
+  StandinFixture f("bare-pair");
+  Machine walk;
+  PciDevice vendor_only, unnamed, other;
+  vendor_only.address = "0000:01:00.0";
+  vendor_only.vendor_id = Known<std::string>("0x10de", "x");
+  vendor_only.device_id = Known<std::string>("0x2bb5", "x");
+  vendor_only.name = Known<std::string>("NVIDIA Corporation Device 2bb5", "libpci:pci_lookup_name");
+  unnamed = vendor_only;
+  unnamed.address = "0000:11:00.0";
+  unnamed.name.Unknown("no pci.ids (looked in /usr/share/misc, /usr/share/hwdata)");
+  other = vendor_only;
+  other.address = "0000:21:00.0";  // no GPU there in NVML: left as it is
+  walk.pci.devices = {vendor_only, unnamed, other};
+  Gpu a;
+  a.address = "0000:11:00.0";
+  a.name.Unknown("device id 0x2bb5 not in dossier's table");
+  walk.gpus = {a};
+  Machine m = NvmlMachine(testing::NvmlStandin(), walk);
+  EXPECT_EQ(*m.pci.devices[0].name, "NVIDIA RTX PRO 6000 Blackwell Server Edition");
+  EXPECT_EQ(m.pci.devices[0].name.source,
+            "nvml:nvmlDeviceGetName (pci.ids lists only the vendor of 0x10de:0x2bb5)");
+  EXPECT_EQ(*m.pci.devices[1].name, "NVIDIA RTX PRO 6000 Blackwell Server Edition");
+  EXPECT_NE(m.pci.devices[1].name.source.find("pci.ids has no name"), std::string::npos);
+  EXPECT_EQ(*m.pci.devices[2].name, "NVIDIA Corporation Device 2bb5");
+  EXPECT_EQ(*m.gpus[0].name, "NVIDIA RTX PRO 6000 Blackwell Server Edition");
+
+  // A name pci.ids has is kept.
+  Machine named;
+  PciDevice d = vendor_only;
+  d.name = Known<std::string>("NVIDIA Corporation GB202GL [RTX PRO 6000]", "libpci");
+  named.pci.devices = {d};
+  Machine n = NvmlMachine(testing::NvmlStandin(), named);
+  EXPECT_EQ(*n.pci.devices[0].name, "NVIDIA Corporation GB202GL [RTX PRO 6000]");
+}
+
+TEST(ProbeNvml, HealthFactsAsTheDriverAnswers) {
+  StandinFixture f("sick-pair");
+  Machine m = NvmlMachine(testing::NvmlStandin());
+  ASSERT_EQ(m.nvml.gpus.size(), 2u);
+  const NvmlHealth& a = m.nvml.gpus[0].health;
+  EXPECT_EQ(*a.vbios_version, "96.00.AF.00.01");
+  EXPECT_EQ(a.vbios_version.source, "nvml:nvmlDeviceGetVbiosVersion");
+  EXPECT_EQ(*a.clock_sm_max_mhz, 1980);
+  EXPECT_EQ(*a.clock_mem_max_mhz, 3201);
+  EXPECT_EQ(*a.clocks_event_mask, 0x9);
+  EXPECT_EQ(*a.clocks_event_reasons, "gpu_idle, hw_slowdown");
+  EXPECT_DOUBLE_EQ(*a.power_draw_w, 71.0);
+  EXPECT_DOUBLE_EQ(*a.power_limit_enforced_w, 600.0);
+  EXPECT_EQ(*a.temperature_c, 34);
+  EXPECT_EQ(*a.pcie_device_max_gen, 5);
+  EXPECT_EQ(*a.recovery_action, "none");
+  // Row remapping boards have no page retirement: NOT_SUPPORTED, said so.
+  EXPECT_EQ(a.retired_pages_pending.unknown,
+            "nvmlDeviceGetRetiredPagesPendingStatus: NOT_SUPPORTED");
+  const NvmlHealth& b = m.nvml.gpus[1].health;
+  EXPECT_EQ(*b.ecc_corrected_volatile, 12);
+  EXPECT_EQ(*b.ecc_uncorrected_volatile, 2);
+  EXPECT_EQ(*b.ecc_corrected_aggregate, 340);
+  EXPECT_EQ(*b.ecc_uncorrected_aggregate, 2);
+  EXPECT_EQ(*b.remapped_rows_uncorrected, 1);
+  EXPECT_TRUE(*b.remap_pending);
+  EXPECT_FALSE(*b.remap_failed);
+  EXPECT_EQ(*b.pcie_replay_count, 57);
+  EXPECT_EQ(*b.recovery_action, "gpu_reset");
+  EXPECT_EQ(ClocksEventReasonNames(0), "none");
+  EXPECT_EQ(ClocksEventReasonNames(0x401), "gpu_idle, 0x400");
+  EXPECT_EQ(ClocksEventReasonNames(0x1e4),
+            "sw_power_cap, sw_thermal_slowdown, hw_thermal_slowdown, hw_power_brake_slowdown, "
+            "display_clock_setting");
+}
+
+// Counts the facts of a struct that are neither known nor unknown with a reason.
+struct UnsetCount {
+  int unset = 0;
+  template <class T>
+  void operator()(const char*, Fact<T>& f) {
+    unset += !f.known() && f.unknown.empty();
+  }
+};
+
+TEST(ProbeNvml, EveryHealthFactUnknownWithItsCallWhereNotSupported) {
+  StandinFixture f("no-health");
+  Machine m = NvmlMachine(testing::NvmlStandin());
+  ASSERT_EQ(m.nvml.gpus.size(), 1u);
+  const NvmlHealth& h = m.nvml.gpus[0].health;
+  EXPECT_EQ(h.vbios_version.unknown, "nvmlDeviceGetVbiosVersion: NOT_SUPPORTED");
+  EXPECT_EQ(h.clock_sm_max_mhz.unknown, "nvmlDeviceGetMaxClockInfo: NOT_SUPPORTED");
+  EXPECT_EQ(h.clocks_event_reasons.unknown,
+            "nvmlDeviceGetCurrentClocksEventReasons: NOT_SUPPORTED");
+  EXPECT_EQ(h.power_draw_w.unknown, "nvmlDeviceGetPowerUsage: NOT_SUPPORTED");
+  EXPECT_EQ(h.power_limit_enforced_w.unknown, "nvmlDeviceGetEnforcedPowerLimit: NOT_SUPPORTED");
+  EXPECT_EQ(h.temperature_c.unknown, "nvmlDeviceGetTemperature: NOT_SUPPORTED");
+  EXPECT_EQ(h.ecc_uncorrected_aggregate.unknown, "nvmlDeviceGetTotalEccErrors: NOT_SUPPORTED");
+  EXPECT_EQ(h.remap_pending.unknown, "nvmlDeviceGetRemappedRows: NOT_SUPPORTED");
+  EXPECT_EQ(h.pcie_replay_count.unknown, "nvmlDeviceGetPcieReplayCounter: NOT_SUPPORTED");
+  EXPECT_EQ(h.pcie_device_max_gen.unknown, "nvmlDeviceGetGpuMaxPcieLinkGeneration: NOT_SUPPORTED");
+  EXPECT_EQ(h.recovery_action.unknown, "NVML_FI_DEV_GET_GPU_RECOVERY_ACTION: NOT_SUPPORTED");
+  // Every fact of the struct is either known or unknown with a reason: none left unset.
+  NvmlHealth copy = h;
+  UnsetCount c;
+  copy.visit(c);
+  EXPECT_EQ(c.unset, 0);
 }
 
 TEST(ProbeNvml, NvLinksCountedPerPeerUntilThePastTheLastLink) {

@@ -9,6 +9,9 @@ extern "C" {
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
+
+#include <unistd.h>
 
 #include "util/utf8.h"
 
@@ -85,32 +88,79 @@ PciNames::~PciNames() {
   if (access_) pci_cleanup(access_);
 }
 
-bool PciNames::Load() {
-  if (tried_) return failure_.empty();
-  tried_ = true;
-  std::string host;
+namespace {
+
+// "#\tVersion: 2023.04.10" in the first lines of a plain pci.ids; "" when not there.
+std::string VersionOf(const RootFs& fs, const std::string& path) {
+  auto head = fs.ReadPrefix(path, 4096);
+  if (!head) return {};
+  const std::string key = "Version:";
+  size_t at = head->find(key);
+  if (at == std::string::npos || at > 2048) return {};
+  size_t start = head->find_first_not_of(" \t", at + key.size());
+  size_t end = head->find_first_of("\r\n", start);
+  if (start == std::string::npos || end == std::string::npos || end - start > 40) return {};
+  return MakeValidUtf8(head->substr(start, end - start));
+}
+
+}  // namespace
+
+PciNames::Database PciNames::Bundled() {
+  Database db;
+  char exe[4096];
+  ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) return db;
+  std::string dir(exe, static_cast<size_t>(n));
+  dir = dir.substr(0, dir.rfind('/'));  // bin/
+  std::string share = dir + "/../share/dossier";
+  RootFs here("/");
+  if (!here.IsRegularFile(share + "/pci.ids.gz")) return db;
+  db.host = share + "/pci.ids.gz";
+  if (auto v = here.ReadValue(share + "/pci.ids.version"); v && v->size() <= 40)
+    db.version = MakeValidUtf8(*v);
+  db.path = "pci.ids.gz carried by dossier" +
+            (db.version.empty() ? std::string() : " (version " + db.version + ")");
+  return db;
+}
+
+PciNames::Database PciNames::Find(const RootFs& fs) {
+  Database db;
   for (const char* const* p = kDatabasePaths; *p; ++p) {
-    auto resolved = fs_.Resolve(*p);
-    if (resolved && fs_.IsRegularFile(*resolved)) {  // libpci's fopen would hang on a FIFO
-      path_ = *p;
-      host = fs_.HostPath(*resolved);
-      break;
+    auto resolved = fs.Resolve(*p);
+    if (resolved && fs.IsRegularFile(*resolved)) {  // libpci's fopen would hang on a FIFO
+      db.path = *p;
+      db.host = fs.HostPath(*resolved);
+      if (!std::string_view(*p).ends_with(".gz")) db.version = VersionOf(fs, *resolved);
+      return db;
     }
   }
-  if (path_.empty() && !fs_.live()) {
+  if (Database b = Bundled(); !b.host.empty()) return b;
+  if (!fs.live()) {
     // A captured tree rarely carries its own database: names are not machine state, so the
     // database of the machine running dossier serves, and the source says so.
     RootFs here("/");
     for (const char* const* p = kDatabasePaths; *p; ++p) {
       if (here.IsRegularFile(*p)) {
-        path_ = std::string(*p) + " (of the machine running dossier)";
-        host = *p;
-        break;
+        db.path = std::string(*p) + " (of the machine running dossier)";
+        db.host = *p;
+        if (!std::string_view(*p).ends_with(".gz")) db.version = VersionOf(here, *p);
+        return db;
       }
     }
   }
-  if (path_.empty()) {
-    failure_ = "no pci.ids (looked in /usr/share/misc, /usr/share/hwdata)";
+  return db;
+}
+
+bool PciNames::Load() {
+  if (tried_) return failure_.empty();
+  tried_ = true;
+  Database db = Find(fs_);
+  path_ = db.path;
+  std::string host = db.host;
+  if (host.empty()) {
+    failure_ =
+        "no pci.ids (looked in /usr/share/misc, /usr/share/hwdata, and share/dossier beside "
+        "the binary)";
     return false;
   }
   access_ = pci_alloc();

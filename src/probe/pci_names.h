@@ -3,7 +3,8 @@
 // the root. The database is the one under that root too (/usr/share/misc/pci.ids and the other
 // places distributions keep it), so a captured tree that carries one is named by its own database
 // (the fixture trees do, so test expectations do not depend on the machine running them); a tree
-// without one is named from this machine's database, and the source says so.
+// without one is named from the portable tarball's database or this machine's, and the source
+// says which (Find).
 //
 // libpci reports a corrupt database through its error callback, whose default prints and exits
 // the process; this class installs its own and turns that into an unknown name.
@@ -32,6 +33,21 @@ class PciNames {
 
   // Where pci.ids would be looked for under the root, first found wins.
   static const char* const kDatabasePaths[];
+
+  // The database a lookup under `fs` uses: the root's own; else the one the portable tarball
+  // carries beside the binary (share/dossier/pci.ids.gz, pciutils' file, which libpci reads
+  // compressed); else, for a --root tree, the database of the machine running dossier. The
+  // tarball's comes before this machine's because a captured tree is then named the same on any
+  // machine the same build runs on.
+  struct Database {
+    std::string path;     // as sources name it: a machine path, or the bundled file and version
+    std::string host;     // where it lies on this machine; empty when none was found
+    std::string version;  // pci.ids' "Version:" header (or the bundled file's), when readable
+  };
+  static Database Find(const RootFs& fs);
+  // share/dossier/pci.ids.gz beside the running binary (bin/../share/dossier), and its version
+  // from pci.ids.version there; empty host when this build carries none.
+  static Database Bundled();
 
  private:
   bool Load();

@@ -10,6 +10,7 @@
 
 #include "fs/root_fs.h"
 #include "model/machine.h"
+#include "probe/cpuid.h"
 
 namespace dossier {
 
@@ -22,6 +23,9 @@ struct CollectOptions {
   // --nvml-lib: the NVML library to load. Empty: libnvidia-ml.so.1 on the live machine; with a
   // --root other than / NVML is off unless this names one (a stand-in for a captured tree).
   std::string nvml_lib;
+  // CPUID, for the hypervisor's signature. Empty: the live CPU's on the live machine, none for a
+  // --root tree (its hypervisor comes from files only). Tests give their own.
+  CpuidReader cpuid;
 };
 
 struct ProbeContext {

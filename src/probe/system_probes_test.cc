@@ -1,6 +1,8 @@
 // Tests of the identity, dmi, cpu, numa and virtualization probes on small machine trees.
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include "../tests/temp_dir.h"
 #include "probe/probe.h"
 
@@ -9,9 +11,9 @@ namespace {
 
 using testing::TempDir;
 
-Machine RunProbe(const TempDir& t, void (*probe)(const ProbeContext&, Machine*), Machine m = {}) {
+Machine RunProbe(const TempDir& t, void (*probe)(const ProbeContext&, Machine*), Machine m = {},
+                 const CollectOptions& o = {}) {
   RootFs fs(t.path());
-  CollectOptions o;
   std::vector<std::string> log;
   ProbeContext ctx{fs, o, &log};
   probe(ctx, &m);
@@ -102,6 +104,111 @@ TEST(VirtualizationProbe, Q35AndI440fxGuestsAndBareMetal) {
   EXPECT_FALSE(*b.virtualization.guest);
   EXPECT_FALSE(b.virtualization.hypervisor.known());
   EXPECT_FALSE(b.virtualization.chipset.known());
+}
+
+// A CPUID reader answering for one hypervisor signature (12 bytes, EBX ECX EDX), optionally a
+// second at 0x40000100; `present` is the hypervisor bit of leaf 1.
+CpuidReader FakeCpuid(std::string sig, bool present = true, std::string sig100 = "") {
+  return [=](uint32_t leaf) -> std::optional<CpuidRegs> {
+    CpuidRegs r;
+    auto fill = [&r](std::string s) {
+      s.resize(12, '\0');
+      std::memcpy(&r.ebx, s.data(), 4);
+      std::memcpy(&r.ecx, s.data() + 4, 4);
+      std::memcpy(&r.edx, s.data() + 8, 4);
+    };
+    if (leaf == 1) r.ecx = present ? 0x80000000u : 0;
+    if (leaf == 0x40000000) fill(sig);
+    if (leaf == 0x40000100) fill(sig100);
+    return r;
+  };
+}
+
+TEST(VirtualizationProbe, CpuidNamesTheHypervisorBeforeDmi) {
+  struct Case {
+    const char* sig;
+    const char* id;
+  };
+  for (const Case& c : std::vector<Case>{{"KVMKVMKVM", "kvm"},
+                                         {"Microsoft Hv", "hyper-v"},
+                                         {"VMwareVMware", "vmware"},
+                                         {"XenVMMXenVMM", "xen"},
+                                         {"TCGTCGTCGTCG", "qemu"},
+                                         {"ACRNACRNACRN", "acrn"},
+                                         {"bhyve bhyve ", "bhyve"},
+                                         {"QNXQVMBSQG", "qnx"},
+                                         {" lrpepyh  vr", "parallels"},
+                                         {"VBoxVBoxVBox", "virtualbox"}}) {
+    auto h = ReadCpuidHypervisor(FakeCpuid(c.sig));
+    ASSERT_TRUE(h);
+    EXPECT_TRUE(h->present);
+    EXPECT_EQ(h->id, c.id) << c.sig;
+  }
+  // KVM offering Hyper-V's enlightenments: Hyper-V's leaf first, KVM's at 0x40000100.
+  auto hv = ReadCpuidHypervisor(FakeCpuid("Microsoft Hv", true, "KVMKVMKVM"));
+  EXPECT_EQ(hv->id, "kvm");
+  EXPECT_NE(hv->source.find("0x40000100"), std::string::npos);
+  // No hypervisor bit: the leaf is not read (an Intel CPU answers it with other data).
+  auto metal = ReadCpuidHypervisor(FakeCpuid("KVMKVMKVM", false));
+  EXPECT_FALSE(metal->present);
+  EXPECT_EQ(metal->id, "");
+  EXPECT_FALSE(ReadCpuidHypervisor([](uint32_t) { return std::optional<CpuidRegs>(); }));
+
+  // CPUID wins over DMI; the source says which leaf.
+  TempDir t;
+  t.Write("proc/cpuinfo", kCpuinfo2Sockets);
+  t.Write("sys/class/dmi/id/sys_vendor", "QEMU\n");
+  t.Write("sys/class/dmi/id/product_name", "Standard PC (Q35 + ICH9, 2009)\n");
+  CollectOptions o;
+  o.cpuid = FakeCpuid("VMwareVMware");
+  Machine m = RunProbe(t, ProbeDmi, RunProbe(t, ProbeCpu));
+  m = RunProbe(t, ProbeVirtualization, m, o);
+  EXPECT_EQ(*m.virtualization.hypervisor, "vmware");
+  EXPECT_EQ(m.virtualization.hypervisor.source, "CPUID 0x40000000 \"VMwareVMware\"");
+}
+
+TEST(VirtualizationProbe, KvmWithoutDmiIsAMicroVm) {
+  // This machine's kind (and issue 26's H200 VM): no DMI, Cloud Hypervisor's host bridge.
+  TempDir t;
+  t.Write("proc/cpuinfo", kCpuinfo2Sockets);
+  t.Write("sys/bus/pci/devices/0000:00:00.0/class", "0x060000\n");
+  t.Write("sys/bus/pci/devices/0000:00:00.0/vendor", "0x8086\n");
+  t.Write("sys/bus/pci/devices/0000:00:00.0/device", "0x0d57\n");
+  CollectOptions o;
+  o.cpuid = FakeCpuid("KVMKVMKVM");
+  Machine m = RunProbe(t, ProbeVirtualization, RunProbe(t, ProbeDmi, RunProbe(t, ProbeCpu)), o);
+  EXPECT_TRUE(*m.virtualization.guest);
+  EXPECT_EQ(*m.virtualization.hypervisor, "kvm");
+  ASSERT_TRUE(m.virtualization.platform.known());
+  EXPECT_EQ(*m.virtualization.platform, "microvm");
+  EXPECT_NE(m.virtualization.platform.source.find("0x8086:0x0d57 is not QEMU's"), std::string::npos)
+      << m.virtualization.platform.source;
+
+  // Firecracker: virtio-mmio on the platform bus, no PCI at all.
+  TempDir fc;
+  fc.Write("proc/cpuinfo", kCpuinfo2Sockets);
+  fc.Write("sys/bus/platform/devices/virtio-mmio.0/modalias", "virtio:d00000002v0000\n");
+  Machine f = RunProbe(fc, ProbeVirtualization, RunProbe(fc, ProbeDmi, RunProbe(fc, ProbeCpu)), o);
+  EXPECT_EQ(*f.virtualization.platform, "microvm");
+  EXPECT_NE(f.virtualization.platform.source.find("virtio-mmio.0"), std::string::npos);
+
+  // QEMU's Q35 host bridge without DMI tables: KVM, but not a microVM.
+  TempDir q;
+  q.Write("proc/cpuinfo", kCpuinfo2Sockets);
+  q.Write("sys/bus/pci/devices/0000:00:00.0/class", "0x060000\n");
+  q.Write("sys/bus/pci/devices/0000:00:00.0/vendor", "0x8086\n");
+  q.Write("sys/bus/pci/devices/0000:00:00.0/device", "0x29c0\n");
+  Machine qm = RunProbe(q, ProbeVirtualization, RunProbe(q, ProbeDmi, RunProbe(q, ProbeCpu)), o);
+  EXPECT_FALSE(qm.virtualization.platform.known());
+
+  // The same microVM tree from --root: no CPU to ask, so the hypervisor is unknown and says why.
+  Machine r = RunProbe(t, ProbeVirtualization, RunProbe(t, ProbeDmi, RunProbe(t, ProbeCpu)));
+  EXPECT_TRUE(*r.virtualization.guest);  // the cpuinfo flag
+  EXPECT_FALSE(r.virtualization.hypervisor.known());
+  EXPECT_NE(r.virtualization.hypervisor.unknown.find("no DMI"), std::string::npos);
+  EXPECT_NE(r.virtualization.hypervisor.unknown.find("a --root tree has only files"),
+            std::string::npos)
+      << r.virtualization.hypervisor.unknown;
 }
 
 TEST(IdentityProbe, OsReleaseAndRedactedCmdline) {

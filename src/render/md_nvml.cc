@@ -50,6 +50,54 @@ void Matrix(const std::vector<std::vector<std::string>>& m, std::string* out) {
   *out += t.Render();
 }
 
+// What nvidia-smi -q shows when a GPU misbehaves: one row per GPU.
+void HealthTable(const NvmlInfo& n, std::string* out) {
+  md::Table t({"GPU", "VBIOS", "max SM / memory clock", "clocks event reasons",
+               "power draw / limit", "temperature",
+               "ECC corrected / uncorrected (volatile; aggregate)",
+               "remapped rows (corr / uncorr, pending)", "PCIe replays", "PCIe device max",
+               "recovery action"});
+  auto num = [](const Fact<int64_t>& f) { return f.known() ? std::to_string(*f) : md::Cell(f); };
+  for (const auto& g : n.gpus) {
+    const NvmlHealth& h = g.health;
+    std::string clocks = h.clock_sm_max_mhz.known() || h.clock_mem_max_mhz.known()
+                             ? num(h.clock_sm_max_mhz) + " / " + num(h.clock_mem_max_mhz) + " MHz"
+                             : md::Cell(h.clock_sm_max_mhz);
+    std::string power = h.power_draw_w.known()
+                            ? fmt::format("{:.0f} W / {}", *h.power_draw_w,
+                                          h.power_limit_enforced_w.known()
+                                              ? fmt::format("{:.0f} W", *h.power_limit_enforced_w)
+                                              : UnknownCell(h.power_limit_enforced_w))
+                            : UnknownCell(h.power_draw_w);
+    std::string ecc =
+        h.ecc_corrected_volatile.known()
+            ? fmt::format("{} / {}; {} / {}", num(h.ecc_corrected_volatile),
+                          num(h.ecc_uncorrected_volatile), num(h.ecc_corrected_aggregate),
+                          num(h.ecc_uncorrected_aggregate))
+            : md::Cell(h.ecc_corrected_volatile);
+    std::string rows = h.remap_pending.known()
+                           ? fmt::format("{} / {}, {}", num(h.remapped_rows_corrected),
+                                         num(h.remapped_rows_uncorrected),
+                                         *h.remap_pending ? "**pending**" : "none pending")
+                           : (h.retired_pages_pending.known()
+                                  ? (*h.retired_pages_pending ? "retired pages **pending**"
+                                                              : "no retired pages pending")
+                                  : md::Cell(h.remap_pending));
+    std::string temp =
+        h.temperature_c.known() ? num(h.temperature_c) + " C" : md::Cell(h.temperature_c);
+    std::string gen = h.pcie_device_max_gen.known() ? "Gen" + num(h.pcie_device_max_gen)
+                                                    : md::Cell(h.pcie_device_max_gen);
+    t.Row({std::to_string(g.index), md::Cell(h.vbios_version), clocks,
+           md::Cell(h.clocks_event_reasons), power, temp, ecc, rows, num(h.pcie_replay_count), gen,
+           md::Cell(h.recovery_action)});
+  }
+  *out += "\nHealth (NVML, what `nvidia-smi -q` shows):\n\n" + t.Render();
+  *out +=
+      "\n`gpu_idle` among the clocks event reasons is not a throttle; a slowdown reason beside it "
+      "is (rule gpu.health). nvidia-smi's `Host Max` PCIe generation has no public NVML call; the "
+      "PCI walk shows the link from the host's side.\n";
+}
+
 void GpuTables(const NvmlInfo& n, std::string* out) {
   md::Table id({"GPU", "PCI bus id", "PCI-walk GPU", "name", "UUID", "serial", "compute capability",
                 "memory", "BAR1"});
@@ -75,6 +123,7 @@ void GpuTables(const NvmlInfo& n, std::string* out) {
   *out +=
       "\nA current PCIe generation below the maximum is normal on an idle GPU (it drops its "
       "link speed to save power); a narrower width is not.\n";
+  HealthTable(n, out);
 }
 
 void P2pMatrices(const P2pStatusMatrices& p, std::string* out) {

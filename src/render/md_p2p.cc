@@ -19,6 +19,7 @@ struct ModeInfo {
 };
 // Every mode a sweep holds, in the order the report shows them.
 const ModeInfo kModes[] = {
+    {"device-local", "one GPU's memory to itself (the ceiling the other modes are read against)"},
     {"uni-p2p", "GPU to GPU, peer access on (direct)"},
     {"uni-staged", "GPU to GPU, peer access off (staged through host memory)"},
     {"bi-p2p", "both directions at once, peer access on (GB/s of both together)"},
@@ -147,7 +148,8 @@ void BySize(const P2pMeasurement& m, const ModeInfo& mode, std::string* out) {
       auto [mn, mx] = std::minmax_element(g.begin(), g.end());
       gcell += fmt::format(" ({}–{} over {})", Gbps(*mn), Gbps(*mx),
                            std::string_view(mode.mode).starts_with("h2d") ||
-                                   std::string_view(mode.mode).starts_with("d2h")
+                                   std::string_view(mode.mode).starts_with("d2h") ||
+                                   std::string_view(mode.mode) == "device-local"
                                ? "GPUs"
                                : "pairs");
     }
@@ -224,6 +226,40 @@ void PairMatrix(const P2pMeasurement& m, const ModeInfo& mode, uint64_t size,
   *out += t.Render() + "\n";
 }
 
+// The device-local copies at one size are each GPU's own memory path: every other copy involving
+// the GPU is read against them. One line: the ceiling (its range over GPUs) and how close the
+// best result of each other mode at that size comes to the slowest GPU's ceiling.
+void Ceiling(const P2pMeasurement& m, uint64_t size, std::string* out) {
+  std::vector<std::pair<double, int64_t>> local;  // GB/s, GPU
+  for (const auto& r : m.results)
+    if (r.mode == "device-local" && r.size_bytes == size && Usable(r))
+      local.push_back({*r.gbps_median, r.src});
+  if (local.empty()) return;
+  std::sort(local.begin(), local.end());
+  std::string what =
+      local.size() == 1
+          ? fmt::format("{} GB/s ({})", Gbps(local[0].first), EndLabel(local[0].second))
+          : fmt::format("{}–{} GB/s over {} GPUs (slowest {})", Gbps(local.front().first),
+                        Gbps(local.back().first), local.size(), EndLabel(local.front().second));
+  *out += fmt::format("Ceiling: a GPU copies within its own memory at {} at {} (device-local).",
+                      what, SizeText(size));
+  std::string against;
+  for (const auto& info : kModes) {
+    std::string_view mode = info.mode;
+    if (mode == "device-local" || mode.starts_with("latency")) continue;
+    double best = 0;
+    for (const auto& r : m.results)
+      if (r.mode == mode && r.size_bytes == size && Usable(r))
+        best = std::max(best, *r.gbps_median);
+    if (best > 0)
+      against += fmt::format("{}{} {:.1f} %", against.empty() ? "" : ", ", mode,
+                             best / local.front().first * 100);
+  }
+  if (!against.empty())
+    *out += " The best of each mode at that size, as a share of it: " + against + ".";
+  *out += "\n\n";
+}
+
 void HostTable(const P2pMeasurement& m, uint64_t size, std::string* out) {
   std::map<int64_t, std::map<std::string, const P2pResult*>> by_gpu;
   for (const auto& r : m.results) {
@@ -279,6 +315,7 @@ void MdP2pMeasurement(const P2pMeasurement& m, uint64_t matrix_size, std::string
                         SizeText(matrix_size));
     matrix_size = near;
   }
+  Ceiling(m, matrix_size, out);
   for (const auto& mode : kModes)
     if (!std::string_view(mode.mode).starts_with("latency")) BySize(m, mode, out);
   std::vector<std::pair<std::string, std::vector<std::vector<std::string>>>> shown;

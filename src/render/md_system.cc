@@ -68,7 +68,15 @@ void MdVirtualization(const MachineView& mv, std::string* out) {
   const Machine& m = mv.machine;
   md::FactTable t;
   t.Add("Guest (virtual machine)", m.virtualization.guest);
-  t.Add("Hypervisor", m.virtualization.hypervisor);
+  const VirtualizationInfo& v = m.virtualization;
+  if (v.hypervisor.known() && *v.hypervisor == "kvm" && v.platform.known() &&
+      *v.platform == "microvm") {
+    // A microVM has no DMI for anything else to name it by: say what it is.
+    t.AddText("Hypervisor", "KVM (no DMI: a microVM such as Firecracker or Cloud Hypervisor)",
+              md::Source(v.hypervisor) + "; " + md::Source(v.platform));
+  } else {
+    t.Add("Hypervisor", v.hypervisor);
+  }
   t.Add("QEMU machine type", m.virtualization.chipset);
   t.Add("CPU hypervisor flag", m.cpu.hypervisor_flag);
   *out += t.Render();

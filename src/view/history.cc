@@ -92,6 +92,13 @@ void AttachHistory(const std::vector<Record>& records, View* view) {
       break;
     }
 
+    // The collect before the newest one, when it ran in the same boot.
+    if (!older.empty() && !boot.empty() && older.front().second.boot_id.value_or("") == boot) {
+      const Record* rec = older.front().first;
+      mv.earlier_same_boot =
+          PreviousBoot{{rec->file, rec->kind, rec->time, rec->tool}, boot, older.front().second};
+    }
+
     // Facts the newest collect could not read, from older ones.
     for (const auto& [rec, m] : older) {
       std::string b = m.boot_id.value_or("");

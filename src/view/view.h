@@ -50,6 +50,9 @@ struct MachineView {
   // previous boot to compare with; and that previous boot.
   std::optional<Machine> as_collected;
   std::optional<PreviousBoot> previous;
+  // The collect before the newest in the same boot, when there is one: counters that only grow
+  // within a boot (PCIe replays) are compared with it (rule gpu.health).
+  std::optional<PreviousBoot> earlier_same_boot;
   // `dossier import` records folded into `machine` (view/imports.h), oldest first, and the facts
   // they disagree with.
   std::vector<RecordInfo> imports;

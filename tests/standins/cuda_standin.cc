@@ -65,7 +65,8 @@ struct Alloc {
 
 std::recursive_mutex g_mu;
 const standin::Fixture* g_fixture = nullptr;
-std::vector<CUctx_st*> g_contexts;
+std::vector<CUctx_st*> g_contexts;    // by CUDA ordinal
+std::vector<int> g_visible;           // CUDA ordinal -> fixture GPU (CUDA_VISIBLE_DEVICES)
 std::map<uintptr_t, Alloc> g_allocs;  // base address -> allocation
 std::set<CUstream_st*> g_streams;
 std::set<CUevent_st*> g_events;
@@ -92,6 +93,13 @@ void Reset() {
   g_events.clear();
   g_allocs.clear();
   g_contexts.clear();
+  g_visible.clear();
+}
+
+// The fixture GPU behind a CUDA device handle (the handle is the ordinal), or null.
+const standin::Gpu* GpuAt(CUdevice d) {
+  if (!g_fixture || d < 0 || d >= static_cast<int>(g_visible.size())) return nullptr;
+  return &g_fixture->gpus[static_cast<size_t>(g_visible[static_cast<size_t>(d)])];
 }
 
 // At exit, what the last initialization created goes (a real driver tears its state down too; a
@@ -164,8 +172,13 @@ API cuInit(unsigned flags) {
   // Every initialization starts from nothing (a real process initializes once; tests load the
   // library once and initialize it per test, maybe with another fixture).
   Reset();
+  // CUDA_VISIBLE_DEVICES: the driver enumerates only the GPUs listed; none listed is no device.
+  std::vector<int> visible = standin::VisibleGpus(*f);
+  if (visible.empty()) return CUDA_ERROR_NO_DEVICE;
   g_fixture = f;
-  for (size_t i = 0; i < f->gpus.size(); ++i) g_contexts.push_back(new CUctx_st{int(i), {}});
+  g_visible = visible;
+  // A context's device is the fixture GPU (what the fault pairs and peer state name).
+  for (int g : g_visible) g_contexts.push_back(new CUctx_st{g, {}});
   return CUDA_SUCCESS;
 }
 API cuDriverGetVersion(int* v) {
@@ -178,27 +191,26 @@ API cuGetErrorName(CUresult, const char** name) {
 }
 API cuDeviceGetCount(int* n) {
   if (!g_fixture) return CUDA_ERROR_NOT_INITIALIZED;
-  *n = static_cast<int>(g_fixture->gpus.size());
+  *n = static_cast<int>(g_visible.size());
   return CUDA_SUCCESS;
 }
 API cuDeviceGet(CUdevice* d, int ordinal) {
   if (!g_fixture) return CUDA_ERROR_NOT_INITIALIZED;
-  if (ordinal < 0 || ordinal >= static_cast<int>(g_fixture->gpus.size()))
+  if (ordinal < 0 || ordinal >= static_cast<int>(g_visible.size()))
     return CUDA_ERROR_INVALID_DEVICE;
   *d = ordinal;
   return CUDA_SUCCESS;
 }
 API cuDeviceGetName(char* out, int len, CUdevice d) {
-  if (!g_fixture || d < 0 || d >= static_cast<int>(g_fixture->gpus.size()))
-    return CUDA_ERROR_INVALID_DEVICE;
-  std::snprintf(out, static_cast<size_t>(len), "%s", g_fixture->gpus[d].name);
+  const standin::Gpu* g = GpuAt(d);
+  if (!g) return CUDA_ERROR_INVALID_DEVICE;
+  std::snprintf(out, static_cast<size_t>(len), "%s", g->name);
   return CUDA_SUCCESS;
 }
 API cuDeviceGetPCIBusId(char* out, int len, CUdevice d) {
-  if (!g_fixture || d < 0 || d >= static_cast<int>(g_fixture->gpus.size()))
-    return CUDA_ERROR_INVALID_DEVICE;
-  std::snprintf(out, static_cast<size_t>(len), "%04X:%02X:00.0", g_fixture->gpus[d].domain,
-                g_fixture->gpus[d].bus);
+  const standin::Gpu* g = GpuAt(d);
+  if (!g) return CUDA_ERROR_INVALID_DEVICE;
+  std::snprintf(out, static_cast<size_t>(len), "%04X:%02X:00.0", g->domain, g->bus);
   return CUDA_SUCCESS;
 }
 API cuDeviceCanAccessPeer(int* can, CUdevice a, CUdevice b) {
@@ -316,6 +328,18 @@ API cuMemcpyDtoHAsync_v2(void* dst, CUdeviceptr src, size_t n, CUstream s) {
   op.src = reinterpret_cast<const void*>(src);
   op.n = n;
   op.cost_us = Cost(g_fixture->d2h, n);
+  return Enqueue(s, op);
+}
+API cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
+  std::lock_guard<std::recursive_mutex> l(g_mu);
+  int a = DeviceOf(reinterpret_cast<void*>(src)), b = DeviceOf(reinterpret_cast<void*>(dst));
+  if (a < 0 || b < 0) return CUDA_ERROR_INVALID_VALUE;
+  Op op{Op::kCopy};
+  op.dst = reinterpret_cast<void*>(dst);
+  op.src = reinterpret_cast<const void*>(src);
+  op.n = n;
+  // Within one GPU at its memory's speed; across GPUs (unified addressing) as a peer copy would.
+  op.cost_us = Cost(a == b ? g_fixture->local : g_fixture->staged, n);
   return Enqueue(s, op);
 }
 API cuMemsetD8Async(CUdeviceptr dst, unsigned char v, size_t n, CUstream s) {

@@ -146,9 +146,7 @@ __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice
                                                                       unsigned len) {
   const auto* g = GpuOf(d);
   if (!g) return NVML_ERROR_INVALID_ARGUMENT;
-  char uuid[64];
-  std::snprintf(uuid, sizeof uuid, "GPU-5e1d%04x-0000-4000-8000-%012x", g->bus, d->index);
-  return CopyString(uuid, out, len);
+  return CopyString(standin::UuidOf(*g, static_cast<size_t>(d->index)).c_str(), out, len);
 }
 __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetSerial(nvmlDevice_t d, char* out,
                                                                         unsigned len) {
@@ -232,6 +230,114 @@ __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetNvLinkState(nvm
   *active = NVML_FEATURE_ENABLED;
   return NVML_SUCCESS;
 }
+// Health calls: each answers NOT_SUPPORTED under a fixture with health_not_supported.
+#define STANDIN_HEALTH(d, g)                  \
+  const auto* g = GpuOf(d);                   \
+  if (!g) return NVML_ERROR_INVALID_ARGUMENT; \
+  if (g_fixture->health_not_supported) return NVML_ERROR_NOT_SUPPORTED;
+
+__attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetVbiosVersion(nvmlDevice_t d,
+                                                                              char* out,
+                                                                              unsigned len) {
+  STANDIN_HEALTH(d, g)
+  return CopyString(g->vbios, out, len);
+}
+__attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t d,
+                                                                              unsigned type,
+                                                                              unsigned* mhz) {
+  STANDIN_HEALTH(d, g)
+  if (!mhz) return NVML_ERROR_INVALID_ARGUMENT;
+  if (type == NVML_CLOCK_SM)
+    *mhz = g->sm_max_mhz;
+  else if (type == NVML_CLOCK_MEM)
+    *mhz = g->mem_max_mhz;
+  else
+    return NVML_ERROR_INVALID_ARGUMENT;
+  return NVML_SUCCESS;
+}
+__attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(
+    nvmlDevice_t d, unsigned long long* mask) {
+  STANDIN_HEALTH(d, g)
+  if (!mask) return NVML_ERROR_INVALID_ARGUMENT;
+  *mask = g->clocks_event;
+  return NVML_SUCCESS;
+}
+__attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t d,
+                                                                            unsigned* mw) {
+  STANDIN_HEALTH(d, g)
+  if (!mw) return NVML_ERROR_INVALID_ARGUMENT;
+  *mw = g->power_draw_mw;
+  return NVML_SUCCESS;
+}
+__attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t d,
+                                                                                    unsigned* mw) {
+  STANDIN_HEALTH(d, g)
+  if (!mw) return NVML_ERROR_INVALID_ARGUMENT;
+  *mw = g->power_mw;
+  return NVML_SUCCESS;
+}
+__attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t d,
+                                                                             unsigned sensor,
+                                                                             unsigned* c) {
+  STANDIN_HEALTH(d, g)
+  if (!c || sensor != NVML_TEMPERATURE_GPU) return NVML_ERROR_INVALID_ARGUMENT;
+  *c = g->temp_c;
+  return NVML_SUCCESS;
+}
+__attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetTotalEccErrors(
+    nvmlDevice_t d, unsigned type, unsigned counter, unsigned long long* n) {
+  STANDIN_HEALTH(d, g)
+  if (!n || type > 1 || counter > 1) return NVML_ERROR_INVALID_ARGUMENT;
+  *n = g->ecc[counter * 2 + type];
+  return NVML_SUCCESS;
+}
+__attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetRemappedRows(
+    nvmlDevice_t d, unsigned* corr, unsigned* unc, unsigned* pending, unsigned* failure) {
+  STANDIN_HEALTH(d, g)
+  if (!corr || !unc || !pending || !failure) return NVML_ERROR_INVALID_ARGUMENT;
+  *corr = g->rows_corrected;
+  *unc = g->rows_uncorrected;
+  *pending = g->remap_pending;
+  *failure = g->remap_failure;
+  return NVML_SUCCESS;
+}
+__attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(
+    nvmlDevice_t d, unsigned*) {
+  STANDIN_HEALTH(d, g)
+  (void)g;
+  return NVML_ERROR_NOT_SUPPORTED;  // boards with row remapping have no page retirement
+}
+__attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetPcieReplayCounter(nvmlDevice_t d,
+                                                                                   unsigned* n) {
+  STANDIN_HEALTH(d, g)
+  if (!n) return NVML_ERROR_INVALID_ARGUMENT;
+  *n = g->replays;
+  return NVML_SUCCESS;
+}
+__attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetGpuMaxPcieLinkGeneration(
+    nvmlDevice_t d, unsigned* gen) {
+  STANDIN_HEALTH(d, g)
+  if (!gen) return NVML_ERROR_INVALID_ARGUMENT;
+  *gen = g->gpu_max_gen;
+  return NVML_SUCCESS;
+}
+__attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetFieldValues(
+    nvmlDevice_t d, int count, nvmlFieldValue_t* values) {
+  const auto* g = GpuOf(d);
+  if (!g || count <= 0 || !values) return NVML_ERROR_INVALID_ARGUMENT;
+  for (int i = 0; i < count; ++i) {
+    nvmlFieldValue_t& v = values[i];
+    if (g_fixture->health_not_supported || v.fieldId != NVML_FI_DEV_GET_GPU_RECOVERY_ACTION) {
+      v.nvmlReturn = NVML_ERROR_NOT_SUPPORTED;  // per field, as the real library answers
+      continue;
+    }
+    v.nvmlReturn = NVML_SUCCESS;
+    v.valueType = 1;  // NVML_VALUE_TYPE_UNSIGNED_INT
+    v.value.uiVal = g->recovery_action;
+  }
+  return NVML_SUCCESS;
+}
+
 #ifndef STANDIN_PLAIN_ONLY
 __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(
     nvmlDevice_t d, unsigned link, nvmlPciInfo_t* pci) {

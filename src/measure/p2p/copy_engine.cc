@@ -260,6 +260,12 @@ Status CopyEngine::Issue(const Direction& dir, size_t bytes, CUstream s) {
     rc = cuda_.memcpy_dtoh_async.fn(hosts_[dir.dst.node].dst->data(),
                                     devices_[static_cast<size_t>(dir.src.device)].src, bytes, s);
     if (rc != CUDA_SUCCESS) return CudaError(cuda_.memcpy_dtoh_async, rc);
+  } else if (dir.src.device == dir.dst.device) {
+    // Device-local: one GPU's memory to another buffer in it, by the copy engine, as
+    // nvbandwidth's device_local_copy (cuMemcpyAsync between two device buffers).
+    const Device& a = devices_[static_cast<size_t>(dir.src.device)];
+    rc = cuda_.memcpy_dtod_async.fn(a.dst, a.src, bytes, s);
+    if (rc != CUDA_SUCCESS) return CudaError(cuda_.memcpy_dtod_async, rc);
   } else {
     // The same call with peer access on or off, as p2pBandwidthLatencyTest does: with it off the
     // driver stages the bytes through host memory.

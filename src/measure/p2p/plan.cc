@@ -22,6 +22,9 @@ bool IsHostMode(std::string_view m) {
 bool IsFarHost(std::string_view m) {
   return m == kH2dFar || m == kD2hFar;
 }
+bool IsDeviceLocal(std::string_view m) {
+  return m == kDeviceLocal;
+}
 
 std::vector<uint64_t> DefaultSizes() {
   const uint64_t K = 1024, M = K * K;
@@ -88,14 +91,16 @@ Status CheckPairs(const std::vector<GpuPair>& pairs, int devices) {
 
 std::vector<PlanItem> BuildPlan(int devices, const PlanOptions& o) {
   std::vector<GpuPair> pairs = o.pairs;
+  std::set<int> gpus;  // the per-GPU modes' GPUs: every one, or those --pairs names
   if (pairs.empty()) {
-    for (int a = 0; a < devices; ++a)
+    for (int a = 0; a < devices; ++a) {
+      gpus.insert(a);  // every GPU, paired or not
       for (int b = 0; b < devices; ++b)
         if (a != b) pairs.push_back({a, b});
+    }
   }
   std::vector<PlanItem> plan;
   std::set<GpuPair> bi_done;  // unordered pairs whose bidirectional modes are planned
-  std::set<int> gpus;
   auto sweep = [&](int a, int b, const char* mode) {
     for (uint64_t s : o.sizes) plan.push_back({a, b, mode, s});
   };
@@ -110,8 +115,9 @@ std::vector<PlanItem> BuildPlan(int devices, const PlanOptions& o) {
     plan.push_back({a, b, kLatencyP2p, o.latency_bytes});
     if (bi) sweep(a, b, kBiP2p);
   }
-  if (o.host) {
-    for (int g : gpus) {
+  for (int g : gpus) {
+    if (o.local) sweep(g, g, kDeviceLocal);
+    if (o.host) {
       sweep(-1, g, kH2dLocal);
       sweep(g, -1, kD2hLocal);
       sweep(-1, g, kH2dFar);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 
 namespace dossier::p2p {
 namespace {
@@ -76,6 +77,7 @@ TEST(P2pPlan, ChosenPairsOnlyAndNoHost) {
   o.sizes = {4096};
   o.pairs = {{1, 0}, {0, 1}};
   o.host = false;
+  o.local = false;
   auto plan = BuildPlan(4, o);
   for (const auto& i : plan) {
     EXPECT_TRUE((i.src == 1 && i.dst == 0) || (i.src == 0 && i.dst == 1)) << i.mode;
@@ -85,6 +87,48 @@ TEST(P2pPlan, ChosenPairsOnlyAndNoHost) {
   EXPECT_EQ(std::count_if(plan.begin(), plan.end(),
                           [](const PlanItem& i) { return i.mode == kBiStaged; }),
             1);
+}
+
+TEST(P2pPlan, OneGpuHasItsOwnModes) {
+  PlanOptions o;
+  o.sizes = {4096, 16ull << 20};
+  auto plan = BuildPlan(1, o);
+  std::vector<PlanItem> want = {{0, 0, kDeviceLocal, 4096}, {0, 0, kDeviceLocal, 16ull << 20},
+                                {-1, 0, kH2dLocal, 4096},   {-1, 0, kH2dLocal, 16ull << 20},
+                                {0, -1, kD2hLocal, 4096},   {0, -1, kD2hLocal, 16ull << 20},
+                                {-1, 0, kH2dFar, 4096},     {-1, 0, kH2dFar, 16ull << 20},
+                                {0, -1, kD2hFar, 4096},     {0, -1, kD2hFar, 16ull << 20}};
+  EXPECT_EQ(plan, want);
+  o.host = false;
+  EXPECT_EQ(BuildPlan(1, o).size(), 2u);
+  o.local = false;
+  EXPECT_TRUE(BuildPlan(1, o).empty());  // nothing to measure: the caller says so
+  PlanOptions none;
+  none.sizes = {4096};
+  EXPECT_TRUE(BuildPlan(0, none).empty());
+}
+
+TEST(P2pPlan, PerGpuModesForEveryGpuOrThoseNamed) {
+  PlanOptions o;
+  o.sizes = {4096};
+  auto gpus_of = [](const std::vector<PlanItem>& plan, const char* mode) {
+    std::set<int> g;
+    for (const auto& i : plan)
+      if (i.mode == mode) g.insert(i.src >= 0 ? i.src : i.dst);
+    return g;
+  };
+  auto all = BuildPlan(4, o);
+  EXPECT_EQ(gpus_of(all, kDeviceLocal), (std::set<int>{0, 1, 2, 3}));
+  EXPECT_EQ(gpus_of(all, kH2dLocal), (std::set<int>{0, 1, 2, 3}));
+  o.pairs = {{3, 1}};
+  auto named = BuildPlan(4, o);
+  EXPECT_EQ(gpus_of(named, kDeviceLocal), (std::set<int>{1, 3}));
+  EXPECT_EQ(gpus_of(named, kD2hFar), (std::set<int>{1, 3}));
+  for (const auto& i : named) {
+    if (IsDeviceLocal(i.mode)) {
+      EXPECT_EQ(i.src, i.dst);
+    }
+  }
 }
 
 TEST(P2pPlan, CopiesPerBatchAndSizeText) {

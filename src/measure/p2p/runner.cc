@@ -70,6 +70,7 @@ Status Setup(Sweep& s, const PlanItem& it, int64_t node) {
     if (d >= 0)
       if (Status st = e.PrepareDevice(d, s.device_capacity[d], deadline); !st) return st;
   if (IsHostMode(it.mode)) return e.PrepareHost(node, s.host_capacity);
+  if (IsDeviceLocal(it.mode)) return OkStatus();  // one GPU: no peer access to switch
   if (IsPeerMode(it.mode)) {
     if (Status st = e.SetPeer(it.src, it.dst, true); !st) return st;
     if (IsBidirectional(it.mode)) return e.SetPeer(it.dst, it.src, true);
@@ -113,7 +114,8 @@ void Measure(Sweep& s, const PlanItem& it, P2pResult* r) {
       s.deadline_hit |= cut;
       std::string gpus;
       for (int d : {it.src, it.dst})
-        if (d >= 0) gpus += (gpus.empty() ? "" : " and ") + GpuName(d);
+        if (d >= 0 && gpus.find(GpuName(d)) == std::string::npos)
+          gpus += (gpus.empty() ? "" : " and ") + GpuName(d);
       return fail("hung",
                   fmt::format("{} copies of {} did not complete within {:.1f} s{}; {} not used "
                               "again",
@@ -190,7 +192,12 @@ P2pMeasurement RunPlan(CopyEngine& engine, const Machine& model, const std::vect
     std::vector<std::string> addrs;
     for (int d : {it.src, it.dst})
       if (d >= 0) addrs.push_back(engine.bus_id(d));
-    if (std::find(addrs.begin(), addrs.end(), "") != addrs.end())
+    if (IsDeviceLocal(it.mode))
+      // The copy stays in the GPU's memory: no PCIe link is on its path, and this mode is the
+      // ceiling the other modes are read against rather than a figure read against a link.
+      r.link_limit_gbps.Unknown("a copy within one GPU's memory crosses no PCIe link",
+                                "link limit");
+    else if (std::find(addrs.begin(), addrs.end(), "") != addrs.end())
       r.link_limit_gbps.Unknown("the CUDA driver gave no PCI bus id", "cuDeviceGetPCIBusId");
     else
       r.link_limit_gbps = PathLimit(model, addrs);

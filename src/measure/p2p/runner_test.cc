@@ -188,6 +188,78 @@ TEST(P2pRunner, TheRunTimeoutBoundsAHang) {
   // The run's deadline fired (the copy's 60 s timeout could not have, in a passing test).
 }
 
+TEST(P2pRunner, OneGpuMeasuresItsOwnMemoryAndTheHost) {
+  StandinFixture f("one-gpu");
+  PlanOptions p;
+  p.sizes = {64 << 20};
+  SweepRun run = Sweep(Model({"0000:05:00.0"}), p);
+  ASSERT_EQ(run.m.gpu_addresses, std::vector<std::string>{"0000:05:00.0"});
+  ASSERT_EQ(run.m.results.size(), 5u);  // device-local and the four host modes
+  const P2pResult* local = Find(run.m, 0, 0, kDeviceLocal, 64 << 20);
+  ASSERT_TRUE(local);
+  EXPECT_EQ(local->verdict, "ok") << local->detail;  // the bytes were checked too
+  // The fixture's model: 0.3 us + bytes / 2094 GB/s per copy.
+  EXPECT_NEAR(*local->gbps_median, 67108864 / (0.3 + 67108864 / 2094e3) / 1e3, 0.5);
+  EXPECT_FALSE(local->link_limit_gbps.known());
+  EXPECT_NE(local->link_limit_gbps.unknown.find("crosses no PCIe link"), std::string::npos);
+  EXPECT_FALSE(local->percent_of_limit.known());
+  const P2pResult* h2d = Find(run.m, -1, 0, kH2dLocal, 64 << 20);
+  ASSERT_TRUE(h2d);
+  EXPECT_EQ(h2d->verdict, "ok") << h2d->detail;
+  EXPECT_NEAR(*h2d->gbps_median, 67108864 / (2.0 + 67108864 / 55.5e3) / 1e3, 0.01);
+}
+
+TEST(P2pRunner, CudaVisibleDevicesPicksAndOrdersTheGpus) {
+  StandinFixture f("faulty");  // GPUs at buses 01, 11, 21
+  struct Case {
+    const char* value;
+    std::vector<std::string> want;  // PCI address by ordinal; empty: cuInit finds no device
+  };
+  const std::vector<Case> cases = {
+      {"2,0", {"0000:21:00.0", "0000:01:00.0"}},
+      {"1,x,0", {"0000:11:00.0"}},  // an invalid entry ends the list
+      {"0,0,1", {"0000:01:00.0"}},  // so does a GPU listed twice
+      {"3", {}},                    // out of range: nothing visible
+      {"", {}},
+      {"GPU-5e1d0021", {"0000:21:00.0"}},  // a UUID prefix
+      {"GPU-5e1d00", {}},                  // ambiguous: matches every GPU
+      {" 1 , GPU-5e1d0001", {"0000:11:00.0", "0000:01:00.0"}},
+  };
+  // Unset again however the test ends: later tests initialize the stand-in too.
+  struct Unset {
+    ~Unset() { ::unsetenv("CUDA_VISIBLE_DEVICES"); }
+  } unset;
+  for (const auto& c : cases) {
+    ::setenv("CUDA_VISIBLE_DEVICES", c.value, 1);
+    auto cuda = gpu::CudaLibrary::Open(testing::CudaStandin());
+    if (c.want.empty()) {
+      ASSERT_FALSE(cuda) << c.value;
+      EXPECT_NE(cuda.error().message.find("CUDA_ERROR_NO_DEVICE"), std::string::npos);
+      continue;
+    }
+    ASSERT_TRUE(cuda) << c.value << ": " << cuda.error().message;
+    auto engine = CopyEngine::Open(**cuda);
+    ASSERT_TRUE(engine) << c.value;
+    std::vector<std::string> got;
+    for (int d = 0; d < (*engine)->device_count(); ++d) got.push_back((*engine)->bus_id(d));
+    EXPECT_EQ(got, c.want) << c.value;
+  }
+  ::unsetenv("CUDA_VISIBLE_DEVICES");
+  // Ordinals name the visible GPUs: the fault pair (fixture GPUs 0 -> 1) is ordinals 1 -> 0 here.
+  ::setenv("CUDA_VISIBLE_DEVICES", "1,0", 1);
+  PlanOptions p;
+  p.sizes = {4096};
+  p.pairs = {{1, 0}};
+  p.host = false;
+  p.local = false;
+  SweepRun run = Sweep(Model({"0000:11:00.0", "0000:01:00.0"}), p);
+  ::unsetenv("CUDA_VISIBLE_DEVICES");
+  const P2pResult* c = Find(run.m, 1, 0, kUniP2p, 4096);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->verdict, "corrupted");
+  EXPECT_EQ(run.m.gpu_addresses, (std::vector<std::string>{"0000:11:00.0", "0000:01:00.0"}));
+}
+
 TEST(P2pRunner, StopKeepsWhatWasMeasured) {
   StandinFixture f("bare-pair");
   PlanOptions p;

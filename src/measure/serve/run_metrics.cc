@@ -74,6 +74,22 @@ std::vector<int64_t> TokensPerChunk(const RequestResult& r) {
   return out;
 }
 
+// Tokens each chunk of r counts for in the peak, so that the peak and the mean output throughput
+// count the same tokens: the per-chunk counts where known, else the request's output tokens spread
+// over its chunks as evenly as whole tokens allow (the earlier chunks take the remainder). A
+// request counted by chunks counts one per chunk, as its mean does.
+std::vector<int64_t> PeakTokensPerChunk(const RequestResult& r, std::vector<int64_t> per_chunk) {
+  const size_t n = r.token_ns.size();
+  if (per_chunk.size() == n) return per_chunk;
+  std::vector<int64_t> out(n, 1);
+  const int64_t total = r.output_tokens();
+  if (n == 0 || r.counted_by() == RequestResult::Count::kChunks || total < 0) return out;
+  const auto chunks = static_cast<int64_t>(n);
+  for (int64_t i = 0; i < chunks; ++i)
+    out[static_cast<size_t>(i)] = total / chunks + (i < total % chunks ? 1 : 0);
+  return out;
+}
+
 }  // namespace
 
 ServeRun Summarize(const LoadOutcome& outcome, const Slo& slo,
@@ -119,8 +135,9 @@ ServeRun Summarize(const LoadOutcome& outcome, const Slo& slo,
     e2e.push_back(t_all);
     latency_sum_ms += t_all;
     std::vector<int64_t> per_chunk = TokensPerChunk(r);
+    std::vector<int64_t> peak_tokens = PeakTokensPerChunk(r, per_chunk);
     for (size_t i = 0; i < r.token_ns.size(); ++i) {
-      chunk_tokens.emplace_back(r.token_ns[i], per_chunk.empty() ? 1 : per_chunk[i]);
+      chunk_tokens.emplace_back(r.token_ns[i], peak_tokens[i]);
       if (i == 0) continue;
       double gap = static_cast<double>(r.token_ns[i] - r.token_ns[i - 1]) / kNsPerMs;
       itl.push_back(gap);
@@ -169,8 +186,10 @@ ServeRun Summarize(const LoadOutcome& outcome, const Slo& slo,
   } else {
     run.mean_concurrency.Unknown("no request was sent");
   }
-  // Peaks, as vLLM computes them: 1-second buckets counted from the earliest start; requests in
-  // flight over half-open [start, end), an end before a start at the same instant.
+  // Peaks, bucketed as vLLM does: 1-second buckets counted from the earliest start, each chunk's
+  // tokens in the bucket of its arrival (vLLM adds 1 per chunk; here the tokens the mean counts,
+  // PeakTokensPerChunk); requests in flight over half-open [start, end), an end before a start at
+  // the same instant.
   if (!edges.empty()) {
     std::vector<int64_t> buckets;
     for (auto [t, k] : chunk_tokens) {

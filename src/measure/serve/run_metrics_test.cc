@@ -118,6 +118,41 @@ TEST(Summarize, DefinitionsOfTheFieldNotes) {
   EXPECT_DOUBLE_EQ(*r.goodput, 0.5);  // one of two meets TTFT <= 150 ms, over 2 s
 }
 
+// Issue 26: with multi-token chunks the peak was counted in chunks (100.00) while the mean was
+// counted in tokens (194.83), so the peak read lower than the mean. Both now count tokens.
+TEST(Summarize, PeakCountsTheSameTokensAsTheMean) {
+  LoadOutcome o;
+  o.end_ns = 1600 * kMs;
+  // 20 tokens by the final usage over 5 chunks: 4 a chunk, four chunks in the first second.
+  o.results.push_back(Ok(0, {100, 200, 300, 400, 1500}, 1600, 20));
+  ServeRun r = Summarize(o, {});
+  EXPECT_DOUBLE_EQ(r.output_tokens_per_s, 12.5);
+  EXPECT_DOUBLE_EQ(r.peak_output_tokens_per_s, 16);  // was 4: chunks, not tokens
+  EXPECT_GE(r.peak_output_tokens_per_s, r.output_tokens_per_s);
+
+  // Uneven: 7 tokens over 3 chunks are 3, 2, 2 (the earlier chunks take the remainder).
+  LoadOutcome u;
+  u.end_ns = 2500 * kMs;
+  u.results.push_back(Ok(0, {100, 1100, 2100}, 2500, 7));
+  EXPECT_DOUBLE_EQ(Summarize(u, {}).peak_output_tokens_per_s, 3);
+
+  // Per-chunk usage counts are used as they are: 1, 5, 2 -> buckets 6 and 2.
+  LoadOutcome c;
+  c.end_ns = 1500 * kMs;
+  RequestResult pc = Ok(0, {100, 900, 1200}, 1500, 8);
+  pc.chunk_usage = {1, 6, 8};
+  c.results.push_back(pc);
+  EXPECT_DOUBLE_EQ(Summarize(c, {}).peak_output_tokens_per_s, 6);
+
+  // Counted by chunks (no usage, no tokenizer): one per chunk, as the mean.
+  LoadOutcome k;
+  k.end_ns = 1000 * kMs;
+  k.results.push_back(Ok(0, {10, 20, 30}, 30));
+  ServeRun kr = Summarize(k, {});
+  EXPECT_DOUBLE_EQ(kr.peak_output_tokens_per_s, 3);
+  EXPECT_DOUBLE_EQ(kr.output_tokens_per_s, 3);
+}
+
 TEST(Summarize, TokensCountedFromChunksWithoutUsage) {
   LoadOutcome o;
   o.end_ns = 1000 * kMs;
