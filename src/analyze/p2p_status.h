@@ -24,7 +24,7 @@ struct P2pStatusView {
   std::string source = "nvml:nvmlDeviceGetP2PStatus";
   // One pasted capability alone (`nvidia-smi topo -p2p r`): its name ("read", "prop", …) and
   // `read` holds it; `write` is null, since what was not pasted is not known.
-  std::string only;
+  std::string only = {};
 };
 
 namespace p2p_status_detail {
