@@ -40,16 +40,24 @@ struct DeviceChanges {
   std::set<std::string> added, removed;
 };
 
-DeviceChanges DiffDevices(const Machine& a, const Machine& b, MachineDiff* out) {
+// `partial`: a side is only what was pasted (an import record): only what both know is compared.
+DeviceChanges DiffDevices(const Machine& a, const Machine& b, bool partial, MachineDiff* out) {
   DevMap da = Devices(a), db = Devices(b);
   DeviceChanges dc;
+  // A paste may list some devices only: a device one side lacks is not gone, and one whose ids
+  // one side does not show is the same device.
+  auto differ = [partial](const PciDevice& x, const PciDevice& y) {
+    if (!partial) return Identity(x) != Identity(y);
+    return x.vendor_id.known() && y.vendor_id.known() && x.device_id.known() &&
+           y.device_id.known() && (*x.vendor_id != *y.vendor_id || *x.device_id != *y.device_id);
+  };
   for (const auto& [addr, d] : da) {
     auto it = db.find(addr);
-    if (it == db.end() || Identity(*it->second) != Identity(*d)) dc.removed.insert(addr);
+    if (it == db.end() ? !partial : differ(*it->second, *d)) dc.removed.insert(addr);
   }
   for (const auto& [addr, d] : db) {
     auto it = da.find(addr);
-    if (it == da.end() || Identity(*it->second) != Identity(*d)) dc.added.insert(addr);
+    if (it == da.end() ? !partial : differ(*it->second, *d)) dc.added.insert(addr);
   }
   // A removed device and an added one of the same identity: the device moved.
   std::set<std::string> matched;
@@ -78,6 +86,7 @@ DeviceChanges DiffDevices(const Machine& a, const Machine& b, MachineDiff* out) 
   for (const auto& [addr, d] : da) {
     auto it = db.find(addr);
     if (it == db.end() || dc.removed.count(addr) || dc.added.count(addr)) continue;
+    if (partial && (!d->parent.known() || !it->second->parent.known())) continue;
     if (d->parent.value_or("") != it->second->parent.value_or("")) {
       out->changes.push_back({"device-moved", addr, Place(*d), Place(*it->second),
                               Name(*d) + " now sits under another bridge"});
@@ -195,7 +204,8 @@ std::string CmdlineDetail(const std::string& a, const std::string& b) {
   return out.empty() ? "reordered" : out;
 }
 
-void DiffFacts(const Machine& a, const Machine& b, const DeviceChanges& dc, MachineDiff* out) {
+void DiffFacts(const Machine& a, const Machine& b, const DeviceChanges& dc, bool partial,
+               MachineDiff* out) {
   auto fa = Flatten(a), fb = Flatten(b);
   std::set<std::string> gone_gpus, new_gpus;
   for (const auto& g : a.gpus)
@@ -214,6 +224,13 @@ void DiffFacts(const Machine& a, const Machine& b, const DeviceChanges& dc, Mach
   for (const auto& p : paths) {
     if (skip(p)) continue;
     auto ia = fa.find(p), ib = fb.find(p);
+    if (partial && (ia == fa.end() || ib == fb.end() || !ia->second.known || !ib->second.known ||
+                    ia->second.value.empty() || ib->second.value.empty()))
+      continue;  // one side did not paste it: not a change
+    // A paste prints names and classes in its own words (`lspci -nn` drops the prog-if, a tree
+    // shortens names), and a VM's config names where it was read: not changes of the machine.
+    if (partial && (p.ends_with("/name") || p.ends_with("/class") || p.ends_with("/config")))
+      continue;
     std::string va = ia == fa.end() ? "" : ia->second.value;
     std::string vb = ib == fb.end() ? "" : ib->second.value;
     if (va == vb) continue;
@@ -227,18 +244,22 @@ void DiffFacts(const Machine& a, const Machine& b, const DeviceChanges& dc, Mach
   }
 }
 
-}  // namespace
-
-MachineDiff DiffMachines(const Machine& a, const Machine& b) {
+MachineDiff DiffParts(const Machine& a, const Machine& b, bool partial) {
   MachineDiff d;
   d.machine = b.name;
   d.from.boot_id = a.boot_id.value_or("");
   d.to.boot_id = b.boot_id.value_or("");
   d.rebooted = a.boot_id.known() && b.boot_id.known() && *a.boot_id != *b.boot_id;
-  DeviceChanges dc = DiffDevices(a, b, &d);
+  DeviceChanges dc = DiffDevices(a, b, partial, &d);
   DiffGroups(a, b, dc, &d);
-  DiffFacts(a, b, dc, &d);
+  DiffFacts(a, b, dc, partial, &d);
   return d;
+}
+
+}  // namespace
+
+MachineDiff DiffMachines(const Machine& a, const Machine& b) {
+  return DiffParts(a, b, false);
 }
 
 void DiffFindings(const std::vector<Finding>& a, const std::vector<Finding>& b, MachineDiff* d) {
@@ -265,6 +286,18 @@ std::vector<Finding> FindingsOfState(const Machine& m, const View& view) {
   VerdictTable verdicts = DecideVerdicts(v);
   const MachineDiff none;
   return RunRules({*slot, v, v.notes, none, &verdicts});
+}
+
+MachineDiff DiffStates(const Machine& a, bool a_pasted, const Machine& b, bool b_pasted,
+                       const View& view) {
+  if (!a_pasted && !b_pasted) return DiffRecords(a, b, view);
+  MachineDiff d = DiffParts(a, b, true);
+  d.not_compared = {
+      "devices and facts that only one side shows: a paste holds only what it printed",
+      "device names and classes, and where a VM's configuration was read: a paste prints them "
+      "in its own words",
+      "findings: the rules need the whole machine, and a paste holds part of it"};
+  return d;
 }
 
 MachineDiff DiffRecords(const Machine& a, const Machine& b, const View& view) {

@@ -17,6 +17,13 @@ namespace dossier {
 // The structural and fact changes from a to b (from/to sides are left for the caller to fill).
 MachineDiff DiffMachines(const Machine& a, const Machine& b);
 
+// Two states of a machine whatever they came from (collects, imports, one of each). A side
+// `pasted` (an import record) holds only what was pasted: only what both sides know is compared
+// (devices present on one side only, facts one side does not know, findings are left out and
+// said in not_compared); two collects compare as DiffRecords does.
+MachineDiff DiffStates(const Machine& a, bool a_pasted, const Machine& b, bool b_pasted,
+                       const View& view);
+
 // Adds finding-appeared / finding-cleared changes.
 void DiffFindings(const std::vector<Finding>& a, const std::vector<Finding>& b, MachineDiff* d);
 

@@ -31,11 +31,13 @@ struct DiffSide {
   std::string file;  // record file
   std::string time;
   std::string boot_id;
+  std::string kind = "collect";  // "collect" or "import" (a state known from pasted outputs)
   template <class V>
   void visit(V& v) {
     v("file", file);
     v("time", time);
     v("boot_id", boot_id);
+    v("kind", kind);
   }
 };
 
@@ -44,6 +46,9 @@ struct MachineDiff {
   DiffSide from, to;
   bool rebooted = false;  // boot ids differ
   std::vector<Change> changes;
+  // What was not compared, and why: a side known from pasted outputs holds only what was pasted,
+  // so a device or fact one side does not show is not a change.
+  std::vector<std::string> not_compared;
   template <class V>
   void visit(V& v) {
     v("machine", machine);
@@ -51,6 +56,7 @@ struct MachineDiff {
     v("to", to);
     v("rebooted", rebooted);
     v("changes", changes);
+    v("not_compared", not_compared);
   }
 };
 

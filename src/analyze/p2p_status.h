@@ -22,6 +22,9 @@ struct P2pStatusView {
   const CodeMatrix* read = nullptr;
   const CodeMatrix* write = nullptr;
   std::string source = "nvml:nvmlDeviceGetP2PStatus";
+  // One pasted capability alone (`nvidia-smi topo -p2p r`): its name ("read", "prop", …) and
+  // `read` holds it; `write` is null, since what was not pasted is not known.
+  std::string only = {};
 };
 
 namespace p2p_status_detail {

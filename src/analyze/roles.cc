@@ -10,7 +10,11 @@ bool IsGuest(const Machine& m) {
   return m.virtualization.guest.known() && *m.virtualization.guest;
 }
 bool IsNotGuest(const Machine& m) {
-  return m.virtualization.guest.known() && !*m.virtualization.guest;
+  if (m.virtualization.guest.known()) return !*m.virtualization.guest;
+  // Not read (a host known from pastes: no paste says whether it is itself a VM): a machine
+  // whose pasted facts show it runs VMs (`qm config`, a PCI mapping) is taken as their host.
+  return m.hypervisor.kind.known() &&
+         (!m.hypervisor.vms.empty() || !m.hypervisor.pci_mappings.empty());
 }
 bool BoundToVfio(const PciDevice& d) {
   return d.driver.known() && *d.driver == "vfio-pci";

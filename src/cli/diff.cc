@@ -1,4 +1,6 @@
-// dossier diff: what changed between two collect records of a machine (default: its last two).
+// dossier diff: what changed between two states of a machine (default: its last two): collect
+// records, import records (what a person pasted), or one of each. A pasted state holds only what
+// was pasted, so only what both states know is compared (analyze/diff.h DiffStates).
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -9,7 +11,6 @@
 #include "render/markdown.h"
 #include "render/md_util.h"
 #include "view/build_view.h"
-#include "view/history.h"
 
 namespace dossier::cli {
 namespace {
@@ -33,18 +34,32 @@ const Record* FindRecord(const std::vector<Record>& records, const std::string& 
   return found.empty() ? nullptr : found[0];
 }
 
+// A state of a machine: a collect, or an import (what was pasted from it).
+bool IsState(const Record& r) {
+  return (r.kind == "collect" || r.kind == "import") && r.machine_object;
+}
+
+std::vector<const Record*> StatesOf(const std::vector<Record>& records, const std::string& m) {
+  std::vector<const Record*> out;
+  for (const auto& r : records)
+    if (IsState(r) && r.machine == m) out.push_back(&r);
+  return out;
+}
+
 }  // namespace
 
 int RunDiff(const std::vector<std::string>& args) {
   CLI::App app(
-      "Compare two collect records of a machine (default: its last two): devices, IOMMU groups, "
-      "links, drivers, kernel command line, software, P2P status, findings.",
+      "Compare two states of a machine (default: its last two), each a collect or an import of "
+      "pasted outputs: devices, IOMMU groups, links, drivers, kernel command line, software, "
+      "P2P status, findings. A pasted state is compared only on what it shows.",
       "dossier diff");
   std::string dossier_dir = "dossier", format = "md", machine;
   std::vector<std::string> refs;
   app.add_option("records", refs, "two records: sequence number, file name or path (A B)")
       ->expected(0, 2);
-  app.add_option("--machine", machine, "machine whose last two collects to compare");
+  app.add_option("--machine", machine,
+                 "machine whose last two states (collects or imports) to compare");
   app.add_option("--dossier", dossier_dir, "dossier directory")
       ->check(NonEmptyPath())
       ->capture_default_str();
@@ -79,8 +94,8 @@ int RunDiff(const std::vector<std::string>& args) {
       return kExitUsage;
     }
     for (const auto& [r, ref] : {std::pair{a, refs[0]}, std::pair{b, refs[1]}}) {
-      if (!r || r->kind != "collect" || !r->machine_object) {
-        std::fprintf(stderr, "dossier diff: '%s' is not a collect record in %s/records\n",
+      if (!r || !IsState(*r)) {
+        std::fprintf(stderr, "dossier diff: '%s' is not a collect or import record in %s/records\n",
                      ref.c_str(), dossier_dir.c_str());
         return kExitUsage;
       }
@@ -90,10 +105,10 @@ int RunDiff(const std::vector<std::string>& args) {
                    a->machine.c_str(), b->machine.c_str());
   } else {
     if (machine.empty()) {
-      // The one machine with two collects or more; several: ask which.
+      // The one machine with two states or more; several: ask which.
       std::vector<std::string> names;
       for (const auto& r : *records) {
-        if (r.kind != "collect" || CollectsOf(*records, r.machine).size() < 2) continue;
+        if (!IsState(r) || StatesOf(*records, r.machine).size() < 2) continue;
         if (std::find(names.begin(), names.end(), r.machine) == names.end())
           names.push_back(r.machine);
       }
@@ -101,21 +116,23 @@ int RunDiff(const std::vector<std::string>& args) {
         std::string list;
         for (const auto& n : names) list += " " + n;
         std::fprintf(stderr,
-                     names.empty() ? "dossier diff: no machine has two collect records yet\n"
+                     names.empty() ? "dossier diff: no machine has two collect or import "
+                                     "records yet\n"
                                    : "dossier diff: several machines; pick one with --machine:%s\n",
                      list.c_str());
         return kExitUsage;
       }
       machine = names[0];
     }
-    auto collects = CollectsOf(*records, machine);
-    if (collects.size() < 2) {
-      std::fprintf(stderr, "dossier diff: machine '%s' has %zu collect record(s); need two\n",
-                   machine.c_str(), collects.size());
+    auto states = StatesOf(*records, machine);
+    if (states.size() < 2) {
+      std::fprintf(stderr,
+                   "dossier diff: machine '%s' has %zu collect or import record(s); need two\n",
+                   machine.c_str(), states.size());
       return kExitUsage;
     }
-    a = collects[collects.size() - 2];
-    b = collects.back();
+    a = states[states.size() - 2];
+    b = states.back();
   }
 
   std::vector<std::string> w;
@@ -130,9 +147,9 @@ int RunDiff(const std::vector<std::string>& args) {
   // The rest of the dossier (notes, a guest's host) is context for the findings on each side.
   // Built from the records already loaded: loading the dossier again doubled diff's memory.
   View context = DossierView(dir, *records, {});
-  MachineDiff d = DiffRecords(ma, mb, context);
-  d.from = {a->file, a->time, ma.boot_id.value_or("")};
-  d.to = {b->file, b->time, mb.boot_id.value_or("")};
+  MachineDiff d = DiffStates(ma, a->kind == "import", mb, b->kind == "import", context);
+  d.from = {a->file, a->time, ma.boot_id.value_or(""), a->kind};
+  d.to = {b->file, b->time, mb.boot_id.value_or(""), b->kind};
 
   std::string text;
   if (format == "json") {

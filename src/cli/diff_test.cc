@@ -48,7 +48,7 @@ TEST(DiffCommand, NeedsTwoRecords) {
   AddCollect(d, testing::SeedHost(20), "boot-a", "2026-11-30T10:00:00Z");
   auto r = RunCli("diff --dossier " + d.path());
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.out.find("no machine has two collect records"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("no machine has two collect or import records"), std::string::npos) << r.out;
   EXPECT_EQ(RunCli("diff 1 --dossier " + d.path()).code, 2);
   EXPECT_EQ(RunCli("diff 1 9 --dossier " + d.path()).code, 2);
 }

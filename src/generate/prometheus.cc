@@ -139,7 +139,9 @@ std::string MetricsText(const View& view, const Analysis& analysis) {
     const std::string& name = m.name;
     if (double t = EpochSeconds(mv.record.time); !std::isnan(t))
       collect_time.Add({{"machine", name}}, t);
-    gpus.Add({{"machine", name}}, static_cast<double>(m.gpus.size()));
+    // A count no paste covered is unknown: no series (0 would say the machine has no GPU).
+    if (mv.coverage.Covers(dossier::Family::kGpus) || !m.gpus.empty())
+      gpus.Add({{"machine", name}}, static_cast<double>(m.gpus.size()));
     for (const auto& g : m.gpus) {
       std::string idx = std::to_string(g.index);
       gpu_info.Add({{"machine", name},
@@ -163,8 +165,8 @@ std::string MetricsText(const View& view, const Analysis& analysis) {
       if (g.numa_node.known()) {
         numa.Add(l, static_cast<double>(*g.numa_node));
         numa_known.Add(l, *g.numa_node >= 0 ? 1 : 0);
-      } else {
-        numa_known.Add(l, 0);
+      } else if (mv.coverage.collected) {
+        numa_known.Add(l, 0);  // pasted: the node is not known either way, so no series
       }
     }
     const auto& ps = m.topology.p2p_status;

@@ -93,6 +93,14 @@ const Importer* Detect(const Lines& lines, size_t begin, size_t end) {
   return best;
 }
 
+// "root@pve:~# " with nothing after it: the prompt a terminal shows after the last command. It
+// ends the output above it (else it is read as a line of that output: "unknown key 'root@pve'").
+bool EmptyPrompt(const std::string& line) {
+  static const std::regex kEmpty(
+      R"(^\s*(?:\([^)]*\)\s*)?(?:\[)?[A-Za-z0-9_.-]+@[A-Za-z0-9_.-]+(?:[: ][^\s$#>]*)?\]?\s*[$#%>]\s*$)");
+  return line.size() < 4096 && std::regex_match(line, kEmpty);
+}
+
 bool Blank(const Lines& lines, size_t begin, size_t end) {
   for (size_t i = begin; i < end; ++i)
     if (!Trim(lines[i].text).empty()) return false;
@@ -123,6 +131,13 @@ std::vector<Part> SplitSession(Lines* lines_in, const Importer* forced) {
       seg_begin = out.size();
       seg_cmd = cmd;
       if (!rest.empty()) out.push_back({l.number, rest});
+      continue;
+    }
+    if (EmptyPrompt(l.text)) {
+      if (out.size() > seg_begin || !seg_cmd.empty())
+        segs.push_back({seg_begin, out.size(), seg_cmd});
+      seg_begin = out.size();
+      seg_cmd.clear();
       continue;
     }
     out.push_back(std::move(l));

@@ -11,6 +11,7 @@
 #include "render/measure_summary.h"
 #include "render/memory_plan_render.h"
 #include "render/render.h"
+#include "view/coverage.h"
 
 namespace dossier {
 namespace {
@@ -105,6 +106,31 @@ void Passthrough(const View& view, const MachineView& mv, nlohmann::json* m) {
   (*m)["host_link"]["pairs"] = std::move(pairs);
 }
 
+// A machine known from pastes: each family no paste covered is unknown, not empty. Its lists are
+// null with the reason in provenance (an empty list is a real "none"), and `coverage` says per
+// family where it is known from.
+void PastedCoverage(const MachineView& mv, nlohmann::json* m) {
+  if (mv.coverage.collected) return;
+  nlohmann::json cov = nlohmann::json::object();
+  for (const auto& info : FamilyTable()) {
+    if (mv.coverage.Covers(info.family)) {
+      cov[info.key] = mv.coverage.pasted.at(info.family);
+      continue;
+    }
+    cov[info.key] = nullptr;
+    std::string why = mv.coverage.Absent(info.family);
+    for (const char* ptr : info.json_lists) {
+      nlohmann::json::json_pointer p(ptr);
+      if (!m->contains(p)) continue;
+      const nlohmann::json& v = (*m)[p];
+      if (!(v.is_array() || v.is_object()) || !v.empty()) continue;  // something was pasted
+      (*m)[p] = nullptr;
+      (*m)["provenance"][ptr] = {{"unknown", why}};
+    }
+  }
+  (*m)["coverage"] = std::move(cov);
+}
+
 }  // namespace
 
 std::string RenderJson(const View& view, const Analysis& a) {
@@ -163,6 +189,7 @@ std::string RenderJson(const View& view, const Analysis& a) {
                                       {"other_record", x.other_record}});
     }
     Passthrough(view, mv, &m);
+    PastedCoverage(mv, &m);
     doc["machines"].push_back(std::move(m));
   }
   doc["accomplished"] = PlainArray(a.plan.accomplished);

@@ -105,6 +105,7 @@ void MdGpus(const MachineView& mv, std::string* out) {
   md::FactTable d;
   d.Add("NVIDIA driver", m.software.nvidia_driver);
   *out += d.Render();
+  if (m.gpus.empty() && md::NotPasted(mv.coverage, Family::kGpus, out)) return;
   if (m.gpus.empty()) {
     size_t unread = 0;  // devices whose vendor or class could not be read: could be GPUs
     for (const auto& d : m.pci.devices) unread += !d.vendor_id.known() || !d.class_id.known();

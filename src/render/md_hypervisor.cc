@@ -21,6 +21,10 @@ std::string Short(const Fact<T>& f) {
 
 void MdHypervisor(const MachineView& mv, std::string* out) {
   const HypervisorInfo& hv = mv.machine.hypervisor;
+  if (std::string s = md::NotPastedText(mv.coverage, Family::kHypervisor); !s.empty()) {
+    *out += s + "\n";
+    return;
+  }
   if (!hv.kind.known()) {
     *out += "No VMs run here (" +
             md::Escape(hv.kind.unknown.empty() ? "not collected" : hv.kind.unknown) + ").\n";

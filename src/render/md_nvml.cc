@@ -198,11 +198,61 @@ void Compare(const Machine& m, std::string* out) {
   for (const auto& d : differ) *out += "- " + md::Escape(d) + "\n";
 }
 
+// A machine known from pastes: what `nvidia-smi -q`, `topo -m` and each `topo -p2p` paste said,
+// each with the paste it came from; a capability no paste showed is said to be not pasted, never
+// read from another one.
+void PastedNvml(const MachineView& mv, std::string* out) {
+  const Machine& m = mv.machine;
+  const Coverage& c = mv.coverage;
+  if (std::string s = md::NotPastedText(c, Family::kNvml); !s.empty()) {
+    *out += s + "\n";
+  } else {
+    md::FactTable f;
+    f.Add("Driver version", m.nvml.driver_version);
+    f.Add("CUDA driver version", m.nvml.cuda_driver_version);
+    f.Add("GPUs", m.nvml.gpu_count);
+    *out += f.Render() + "\n";
+    if (!m.nvml.gpus.empty()) GpuTables(m.nvml, out);
+  }
+  struct Part {
+    Family family;
+    const char* what;
+    const std::vector<std::vector<std::string>>* matrix;
+  } parts[] = {{Family::kGpuTopology, "GPU pairs", &m.topology.nvml_levels},
+               {Family::kP2pRead, "P2P read", &m.topology.p2p_status.read},
+               {Family::kP2pWrite, "P2P write", &m.topology.p2p_status.write},
+               {Family::kP2pNvlink, "P2P NVLink", &m.topology.p2p_status.nvlink},
+               {Family::kP2pAtomics, "P2P atomics", &m.topology.p2p_status.atomics},
+               {Family::kP2pPci, "P2P PCI", &m.topology.p2p_status.pci}};
+  for (const auto& p : parts) {
+    if (!c.Covers(p.family)) {
+      // The read and write status always say where they stand; the rarer ones only when pasted.
+      if (p.family == Family::kGpuTopology || p.family == Family::kP2pRead ||
+          p.family == Family::kP2pWrite)
+        md::NotPasted(c, p.family, out);
+      continue;
+    }
+    *out += fmt::format("\n{} (`{}`, {}):\n\n", p.what, InfoOf(p.family).paste,
+                        md::Escape(c.From(p.family)));
+    Matrix(*p.matrix, out);
+  }
+  if (!m.topology.p2p_status.unstated.empty()) {
+    *out +=
+        "\nP2P status of a capability the paste did not name (`nvidia-smi topo -p2p` without "
+        "its command line):\n\n";
+    Matrix(m.topology.p2p_status.unstated, out);
+  }
+}
+
 }  // namespace
 
 void MdNvml(const MachineView& mv, std::string* out) {
   const Machine& m = mv.machine;
   const NvmlInfo& n = m.nvml;
+  if (!mv.coverage.collected) {
+    PastedNvml(mv, out);
+    return;
+  }
   if (!n.loaded) {
     *out += "NVML not loaded: " + md::Escape(n.error.empty() ? "not collected" : n.error) + ".\n";
     return;

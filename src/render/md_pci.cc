@@ -120,7 +120,9 @@ std::string Rebar(const PciRebar& r) {
 void MdPciTree(const MachineView& mv, std::string* out) {
   const auto& devs = mv.machine.pci.devices;
   if (devs.empty()) {
-    *out += "No PCI devices recorded (/sys/bus/pci/devices absent or unreadable).\n";
+    std::string s = md::NotPastedText(mv.coverage, Family::kPciDevices);
+    *out += s.empty() ? "No PCI devices recorded (/sys/bus/pci/devices absent or unreadable).\n"
+                      : s + "\n";
     return;
   }
   Tree tree{devs, {}, {}, {}};
@@ -150,9 +152,12 @@ void MdPciTree(const MachineView& mv, std::string* out) {
         "\nA link below its maximum speed is normal for an idle GPU (it trains down to save "
         "power); a width below the maximum, or a low speed under load, is a fault.\n";
   }
-  *out +=
-      "\nSource: `/sys/bus/pci/devices/*` (link files, or the PCI Express capability in "
-      "`config` where they are absent).\n";
+  *out += "\n" +
+          md::SourceLine(mv.coverage, Family::kPciDevices,
+                         "`/sys/bus/pci/devices/*` (link files, or the PCI Express capability in "
+                         "`config` where they are absent).") +
+          "\n";
+  md::NotPasted(mv.coverage, Family::kPciLinks, out);
 
   md::Table t({"device", "name", "BARs", "Resizable BAR"});
   for (const auto& d : devs) {
@@ -162,13 +167,40 @@ void MdPciTree(const MachineView& mv, std::string* out) {
   if (!t.empty()) *out += "\nBARs of the display and 3D controllers:\n\n" + t.Render();
 }
 
+namespace {
+
+// ACSCtl lines pasted without the device lines above them (`lspci -vvv | grep ACSCtl`): what
+// they say, grouped by control bits, with where they were pasted. They name no bridge.
+void PastedAcsLines(const std::vector<PciAcsLine>& lines, std::string* out) {
+  if (lines.empty()) return;
+  std::map<std::string, std::vector<std::string>> by;  // control bits -> where
+  for (const auto& l : lines) {
+    std::string bits = l.control.known() ? md::Str(*l.control) : md::Cell(l.control);
+    std::string at = l.line.rfind("imported: ", 0) == 0 ? l.line.substr(10) : l.line;
+    by[bits].push_back(at);
+  }
+  *out += fmt::format(
+      "\nACS control pasted as {} `ACSCtl` line(s) without their devices (which bridge each "
+      "belongs to is not in the pasted outputs):\n\n",
+      lines.size());
+  for (const auto& [bits, at] : by) {
+    *out += fmt::format("- {} line(s): control {} ({}", at.size(), md::Escape(bits),
+                        md::Code(at.front(), false));
+    if (at.size() > 1) *out += fmt::format(" and {} more", at.size() - 1);
+    *out += ")\n";
+  }
+}
+
+}  // namespace
+
 void MdIommuAcs(const MachineView& mv, std::string* out) {
   const Machine& m = mv.machine;
   md::FactTable f;
   f.Add("IOMMU enabled", m.iommu.enabled);
   f.Add("IOMMU hardware", m.iommu.hardware);
   *out += f.Render();
-  if (m.iommu.groups.empty()) {
+  if (md::NotPasted(mv.coverage, Family::kIommu, out)) {
+  } else if (m.iommu.groups.empty()) {
     *out += "\nNo IOMMU groups.\n";
   } else {
     md::Table g({"group", "type", "devices"});
@@ -177,7 +209,10 @@ void MdIommuAcs(const MachineView& mv, std::string* out) {
       for (const auto& a : grp.devices) members += (members.empty() ? "" : ", ") + md::Code(a);
       g.Row({std::to_string(grp.id), md::Cell(grp.type), members.empty() ? "none" : members});
     }
-    *out += "\n" + g.Render() + "\nSource: `/sys/kernel/iommu_groups/*/{type,devices}`.\n";
+    *out += "\n" + g.Render() + "\n" +
+            md::SourceLine(mv.coverage, Family::kIommu,
+                           "`/sys/kernel/iommu_groups/*/{type,devices}`.") +
+            "\n";
   }
 
   md::Table a({"device", "name", "port type", "ACS capability", "ACS control"});
@@ -190,6 +225,9 @@ void MdIommuAcs(const MachineView& mv, std::string* out) {
     bool has = d.acs.present.known() && *d.acs.present;
     bool bridge = IsBridge(d);
     if (!has && !bridge) continue;
+    // A pasted bridge whose ACS no paste showed: nothing to say about it here (the pasted
+    // ACSCtl lines without their devices are listed below).
+    if (!mv.coverage.collected && !d.acs.present.known() && !d.acs.control.known()) continue;
     if (bridge && d.acs.present.known() && !*d.acs.present) {
       without += (without.empty() ? "" : ", ") + md::Code(d.address, false);
       continue;
@@ -200,8 +238,12 @@ void MdIommuAcs(const MachineView& mv, std::string* out) {
     kinds.insert({cap, ctl});
     listed.push_back(md::Code(d.address, false));
   }
+  PastedAcsLines(m.pci.acs_lines, out);
   if (a.empty() && without.empty()) {
-    *out += "\nNo bridge or port, and no device with Access Control Services.\n";
+    if (!m.pci.acs_lines.empty() || md::NotPasted(mv.coverage, Family::kAcs, out)) return;
+    *out += mv.coverage.collected
+                ? "\nNo bridge or port, and no device with Access Control Services.\n"
+                : "\nNo ACS capability in the pasted outputs.\n";
     return;
   }
   if (kinds.size() == 1 && listed.size() > 1) {

@@ -122,7 +122,11 @@ void ServerSection(const Server& s, std::string* out) {
   *out += "\n";
 }
 
-void CudaPart(const SoftwareInfo& sw, std::string* out) {
+void CudaPart(const SoftwareInfo& sw, const Coverage& c, std::string* out) {
+  if (std::string s = md::NotPastedText(c, Family::kCuda); !s.empty()) {
+    *out += s + "\n\n";
+    return;
+  }
   if (sw.cuda_toolkits.empty()) {
     *out += "No CUDA toolkit found (/usr/local/cuda*, /opt/cuda*, /usr/lib/cuda).\n";
   } else {
@@ -140,7 +144,11 @@ void CudaPart(const SoftwareInfo& sw, std::string* out) {
 
 // The environments (E1, E2…), then one table of packages with a column per environment, so
 // versions can be compared across them.
-void PythonPart(const std::vector<PythonEnv>& envs, std::string* out) {
+void PythonPart(const std::vector<PythonEnv>& envs, const Coverage& c, std::string* out) {
+  if (std::string s = md::NotPastedText(c, Family::kPython); !s.empty()) {
+    *out += s + "\n";
+    return;
+  }
   if (envs.empty()) {
     *out += "No Python environment read (none used by a server, no --venv, no $VIRTUAL_ENV).\n";
     return;
@@ -186,10 +194,12 @@ void PythonPart(const std::vector<PythonEnv>& envs, std::string* out) {
 
 void MdSoftware(const MachineView& mv, std::string* out) {
   const SoftwareInfo& sw = mv.machine.software;
-  CudaPart(sw, out);
-  PythonPart(sw.python_envs, out);
+  CudaPart(sw, mv.coverage, out);
+  PythonPart(sw.python_envs, mv.coverage, out);
   *out += "\n";
-  if (sw.env.empty()) {
+  if (std::string s = md::NotPastedText(mv.coverage, Family::kEnv); !s.empty()) {
+    *out += s + "\n";
+  } else if (sw.env.empty()) {
     *out +=
         "No environment variables of the caller recorded (a captured tree, or none of "
         "NCCL_*, CUDA_*, TORCH_*, SGLANG_*, VLLM_*, HF_*… was set).\n";
@@ -201,6 +211,10 @@ void MdSoftware(const MachineView& mv, std::string* out) {
 
 void MdServers(const MachineView& mv, std::string* out) {
   const auto& servers = mv.machine.servers;
+  if (std::string s = md::NotPastedText(mv.coverage, Family::kServers); !s.empty()) {
+    *out += s + "\n";
+    return;
+  }
   if (servers.empty()) {
     *out += "No inference server process found (SGLang, vLLM, TensorRT-LLM, llama.cpp, TGI).\n";
     return;

@@ -45,8 +45,10 @@ void MdCpuNuma(const MachineView& mv, std::string* out) {
     t.Add("Memory", m.memory.total_bytes);
   }
   *out += t.Render();
+  if (md::NotPasted(mv.coverage, Family::kNuma, out)) return;
   if (m.numa.nodes.empty()) {
-    *out += "\nNo NUMA nodes listed (/sys/devices/system/node absent).\n";
+    *out += mv.coverage.collected ? "\nNo NUMA nodes listed (/sys/devices/system/node absent).\n"
+                                  : "\nNo NUMA nodes in the pasted outputs.\n";
     return;
   }
   *out += "\n";
@@ -59,9 +61,11 @@ void MdCpuNuma(const MachineView& mv, std::string* out) {
     n.Row({std::to_string(node.id), md::Cell(node.cpus), mem, md::Cell(node.distances), kind});
   }
   *out += n.Render();
-  *out +=
-      "\nSource: `/sys/devices/system/node/node*/{cpulist|cpumap,meminfo,distance}`; a "
-      "memory-only node's GPU from the GPU's `numa_node`.\n";
+  *out += "\n" +
+          md::SourceLine(mv.coverage, Family::kNuma,
+                         "`/sys/devices/system/node/node*/{cpulist|cpumap,meminfo,distance}`; a "
+                         "memory-only node's GPU from the GPU's `numa_node`.") +
+          "\n";
 }
 
 void MdVirtualization(const MachineView& mv, std::string* out) {
@@ -90,6 +94,7 @@ void MdKernel(const MachineView& mv, std::string* out) {
   t.Add("Kernel log read", m.kernel_log.source);
   *out += t.Render();
   if (m.kernel_log.pci_problems.empty()) {
+    if (md::NotPasted(mv.coverage, Family::kKernelLog, out)) return;
     if (m.kernel_log.source.known()) *out += "\nNo PCI resource problems in the kernel log.\n";
     return;
   }

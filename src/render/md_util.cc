@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 
 namespace dossier::md {
 
@@ -262,6 +263,31 @@ std::optional<std::string> UniformOffDiagonal(const std::vector<std::vector<std:
     }
   }
   return v;
+}
+
+std::string NotPastedText(const Coverage& c, Family f) {
+  if (c.Covers(f)) return "";
+  const FamilyInfo& info = InfoOf(f);
+  std::string label = info.label;
+  if (!label.empty())
+    label[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(label[0])));
+  return Escape(label) + ": " + kNotPasted + " (paste: " + Code(info.paste, false) + ").";
+}
+
+bool NotPasted(const Coverage& c, Family f, std::string* out) {
+  std::string s = NotPastedText(c, f);
+  if (s.empty()) return false;
+  *out += "\n" + s + "\n";
+  return true;
+}
+
+std::string SourceLine(const Coverage& c, Family f, std::string_view collected) {
+  if (c.collected) return "Source: " + std::string(collected);
+  auto it = c.pasted.find(f);
+  if (it == c.pasted.end() || it->second.empty()) return std::string("Source: ") + kNotPasted + ".";
+  std::string s = "Source: pasted ";
+  for (size_t i = 0; i < it->second.size(); ++i) s += (i ? ", " : "") + Code(it->second[i], false);
+  return s + ".";
 }
 
 }  // namespace dossier::md

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "model/fact.h"
+#include "view/coverage.h"
 
 namespace dossier::md {
 
@@ -65,6 +66,16 @@ std::string Bytes(uint64_t n);
 // When a square matrix of at least two rows holds one value in every off-diagonal cell, that
 // value; nullopt otherwise. A matrix like that is one sentence, not a table.
 std::optional<std::string> UniformOffDiagonal(const std::vector<std::vector<std::string>>& m);
+
+// When the machine's pastes did not cover family `f`: one sentence saying so, with what to paste,
+// instead of a "none" the pastes never said; true then (the caller says nothing more).
+bool NotPasted(const Coverage& c, Family f, std::string* out);
+// The sentence alone ("NUMA nodes: not in the pasted outputs (paste: `numactl -H`)."); "" when
+// covered.
+std::string NotPastedText(const Coverage& c, Family f);
+
+// The source line under a section: the collected paths, or where the pastes said it.
+std::string SourceLine(const Coverage& c, Family f, std::string_view collected);
 
 class Table {
  public:

@@ -7,9 +7,11 @@
 #include "model/fact_paths.h"
 #include "model/json_io.h"
 #include "store/notes_file.h"
+#include "view/coverage.h"
 #include "view/history.h"
 #include "view/imports.h"
 #include "view/links.h"
+#include "view/pasted_gpus.h"
 
 namespace dossier {
 namespace {
@@ -51,15 +53,23 @@ void MachinesFromRecords(const std::vector<Record>& records, View* view) {
       base_label = "collect " + c->time;
     } else {
       mv.machine.name = name;
+      mv.coverage.collected = false;  // known from what was pasted, as far as it goes
     }
     for (const Record* r : imports[name]) {
       std::vector<std::string> w;
       Machine im;
+      std::string pasted_file = r->file;  // the pasted file the record read, when it names one
       {
         nlohmann::json scratch;
-        if (const nlohmann::json* doc = RecordDoc(*r, &scratch, &view->warnings))
+        if (const nlohmann::json* doc = RecordDoc(*r, &scratch, &view->warnings)) {
           im = MachineFromJson((*doc)["machine"], &w);
+          auto files = doc->find("files");
+          if (files != doc->end() && files->is_array() && !files->empty() &&
+              (*files)[0].is_object() && (*files)[0].value("file", nlohmann::json()).is_string())
+            pasted_file = (*files)[0]["file"].get<std::string>();
+        }
       }
+      AddImportCoverage(im, pasted_file, &mv.coverage);
       for (auto& s : w) view->warnings.push_back(r->file + ": " + s);
       RecordInfo info{r->file, r->kind, r->time, r->tool};
       OverlaySide side{"import " + r->time, !c || r > c};
@@ -77,10 +87,20 @@ void MachinesFromRecords(const std::vector<Record>& records, View* view) {
     }
     if (!mv.imports.empty()) CheckImportedMappings(&mv.machine);
     if (!c) {
-      // Known only from pasted outputs: what they did not say was never captured.
+      // Known only from pasted outputs: the GPUs every paste names, and their pair levels from
+      // the pasted tree, as a collect derives them; what the pastes did not say was never
+      // captured.
+      GpusFromPastes(&mv.machine);
+      if (!mv.machine.gpus.empty() && !mv.coverage.pasted.count(Family::kGpus)) {
+        const Gpu& g = mv.machine.gpus.front();
+        const PciDevice* d = mv.machine.FindPci(g.address);
+        std::string src = d && d->vendor_id.known() ? d->vendor_id.source : g.name.source;
+        if (src.rfind("imported: ", 0) == 0) src = src.substr(10);
+        mv.coverage.pasted[Family::kGpus].push_back(src.empty() ? mv.record.file : src);
+      }
       WalkPaths(mv.machine, [](const std::string&, auto& leaf) {
         if constexpr (IsFactType<std::remove_reference_t<decltype(leaf)>>::value) {
-          if (!leaf.known() && leaf.unknown.empty()) leaf.unknown = "not in the imported outputs";
+          if (!leaf.known() && leaf.unknown.empty()) leaf.unknown = kNotPasted;
         }
       });
     }

@@ -20,7 +20,12 @@ HostP2p HostP2pBetween(const Machine& host, const std::string& a, const std::str
   HostP2p out;
   int ia = GpuIndex(host, a), ib = GpuIndex(host, b);
   if (ia < 0 || ib < 0) {
-    out.why = "the host's facts list no GPU at " + (ia < 0 ? a : b);
+    // No GPU at all: the host's GPUs were neither collected nor named by any paste; some GPUs
+    // but not this one: the facts really disagree with the passthrough map.
+    out.why = host.gpus.empty()
+                  ? "the host's GPUs are not known (no collect of the host, and no paste names "
+                    "them: paste `lspci -nn -d 10de:`)"
+                  : "the host's facts list no GPU at " + (ia < 0 ? a : b);
     return out;
   }
   const Topology& t = host.topology;

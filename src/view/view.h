@@ -12,6 +12,7 @@
 #include "model/machine.h"
 #include "model/measurement.h"
 #include "model/notes.h"
+#include "view/coverage.h"
 
 namespace dossier {
 
@@ -57,6 +58,9 @@ struct MachineView {
   // they disagree with.
   std::vector<RecordInfo> imports;
   std::vector<FactDisagreement> disagreements;
+  // Which fact families are known, and from what (collected, or which paste): renderers ask it
+  // before reading an empty list as "none" (view/coverage.h).
+  Coverage coverage;
 };
 
 // One GPU of a guest and the host GPU behind it (view/passthrough.cc).

@@ -20,9 +20,10 @@ const char* Meaning(const std::string& code) {
 }  // namespace
 
 std::optional<Finding> P2pNotOkFrom(const Machine& m, const P2pStatusView& st) {
-  if (!st.read || !st.write) return std::nullopt;
+  const bool alone = !st.only.empty();  // one pasted capability: the others are not known
+  if (!st.read || (!st.write && !alone)) return std::nullopt;
   const auto& r = *st.read;
-  const auto& w = *st.write;
+  const CodeMatrix& w = alone ? r : *st.write;
   std::vector<Evidence> ev;
   std::set<std::string> codes;
   size_t pairs = 0;
@@ -37,14 +38,19 @@ std::optional<Finding> P2pNotOkFrom(const Machine& m, const P2pStatusView& st) {
       codes.insert(wc);
       if (ev.size() < 8) {
         ev.push_back(Ev("GPU " + std::to_string(i) + " -> " + std::to_string(j) + " P2P",
-                        "read " + rc + ", write " + wc, st.source));
+                        alone ? st.only + " " + rc +
+                                    " (the other capabilities are not in the "
+                                    "pasted outputs)"
+                              : "read " + rc + ", write " + wc,
+                        st.source));
       }
     }
   }
   if (pairs == 0) return std::nullopt;
   Finding f;
-  f.title = "The NVIDIA driver reports P2P read/write other than OK for " + std::to_string(pairs) +
-            " GPU pair(s) (" + JoinList(std::vector<std::string>(codes.begin(), codes.end())) + ")";
+  f.title = "The NVIDIA driver reports P2P " + (alone ? st.only : std::string("read/write")) +
+            " other than OK for " + std::to_string(pairs) + " GPU pair(s) (" +
+            JoinList(std::vector<std::string>(codes.begin(), codes.end())) + ")";
   f.evidence = std::move(ev);
   f.explanation =
       "NCCL and CUDA use direct GPU-to-GPU copies only when the driver reports P2P read and write "
@@ -80,19 +86,19 @@ std::optional<Finding> RuleGpuP2pNotOk(const RuleContext& ctx) {
   if (!st.read || !st.write || st.read->empty() || st.write->empty()) {
     st.read = st.write = nullptr;
     // An imported `nvidia-smi topo -p2p` holds one capability (or one whose capability was not
-    // pasted): it is read as both directions, and the evidence says which it was.
+    // pasted): a code other than OK there is reason enough, and the evidence names the one
+    // capability it came from; the others were not pasted, so they are not claimed.
     const auto& s = ctx.m().topology.p2p_status;
     for (const auto* mtx : {&s.read, &s.write, &s.pci, &s.unstated, &s.atomics}) {
       if (mtx->empty()) continue;
       st.read = mtx;
-      st.write = mtx;
-      st.source = "imported nvidia-smi topo -p2p (" +
-                  std::string(mtx == &s.read      ? "read"
-                              : mtx == &s.write   ? "write"
-                              : mtx == &s.pci     ? "prop"
-                              : mtx == &s.atomics ? "atomics"
-                                                  : "capability not pasted") +
-                  ")";
+      st.write = nullptr;
+      st.only = mtx == &s.read      ? "read"
+                : mtx == &s.write   ? "write"
+                : mtx == &s.pci     ? "prop"
+                : mtx == &s.atomics ? "atomics"
+                                    : "status (capability not pasted)";
+      st.source = "imported nvidia-smi topo -p2p (" + st.only + ")";
       break;
     }
   }

@@ -1,0 +1,144 @@
+#include "view/coverage.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "view/pasted_gpus.h"
+
+namespace dossier {
+namespace {
+
+TEST(Coverage, EveryFamilyHasOneRowAndItsPathsAreItsOwn) {
+  std::set<int> seen;
+  std::set<std::string> keys;
+  for (const auto& info : FamilyTable()) {
+    EXPECT_TRUE(seen.insert(static_cast<int>(info.family)).second) << info.key;
+    EXPECT_TRUE(keys.insert(info.key).second) << info.key;
+    EXPECT_NE(std::string(info.paste), "") << info.key;
+    for (const char* p : info.paths) {
+      // A path of the family, with an element key where the pattern has [*], is that family.
+      std::string path = p;
+      for (size_t at; (at = path.find("[*]")) != std::string::npos;)
+        path.replace(at, 3, "[0000:01:00.0]");
+      Family f;
+      ASSERT_TRUE(FamilyOfPath(path + "/x", &f)) << path;
+      EXPECT_EQ(f, info.family) << path;
+    }
+  }
+  EXPECT_EQ(seen.size(), static_cast<size_t>(Family::kNccl) + 1);
+}
+
+TEST(Coverage, LongestPathWinsAndComponentsMustEnd) {
+  Family f;
+  ASSERT_TRUE(FamilyOfPath("/pci/devices[0000:01:00.0]/link/current/gen", &f));
+  EXPECT_EQ(f, Family::kPciLinks);
+  ASSERT_TRUE(FamilyOfPath("/pci/devices[0000:01:00.0]/acs/control", &f));
+  EXPECT_EQ(f, Family::kAcs);
+  ASSERT_TRUE(FamilyOfPath("/pci/devices[0000:01:00.0]/name", &f));
+  EXPECT_EQ(f, Family::kPciDevices);
+  ASSERT_TRUE(FamilyOfPath("/nvml/driver_version", &f));
+  EXPECT_EQ(f, Family::kNvidiaDriver);
+  ASSERT_TRUE(FamilyOfPath("/topology/p2p_status/read[0][1]", &f));
+  EXPECT_EQ(f, Family::kP2pRead);
+  EXPECT_FALSE(FamilyOfPath("/numax", &f));  // "/numa" only as a whole component
+  EXPECT_FALSE(FamilyOfPath("/topology/p2p_status/unstated[0][1]", &f));
+}
+
+TEST(Coverage, AnImportCoversOnlyTheFamiliesItsFactsAreIn) {
+  Machine im;
+  im.kernel.cmdline.Set("ro quiet", "imported: s.txt:2 (cmdline)");
+  im.topology.p2p_status.read = {{"X", "NS"}, {"NS", "X"}};
+  im.pci.acs_lines.push_back({"imported: s.txt:9 (lspci)", {}});
+  Coverage c;
+  c.collected = false;
+  AddImportCoverage(im, "s.txt", &c);
+  EXPECT_TRUE(c.Covers(Family::kKernelCmdline));
+  EXPECT_EQ(c.From(Family::kKernelCmdline), "pasted: s.txt:2 (cmdline)");
+  EXPECT_TRUE(c.Covers(Family::kP2pRead));
+  EXPECT_EQ(c.From(Family::kP2pRead), "pasted: s.txt");
+  EXPECT_TRUE(c.Covers(Family::kAcs));
+  // What no paste said: not covered, with what to paste.
+  for (Family f : {Family::kP2pWrite, Family::kNuma, Family::kCuda, Family::kServers, Family::kGpus,
+                   Family::kPciDevices})
+    EXPECT_FALSE(c.Covers(f)) << InfoOf(f).key;
+  EXPECT_EQ(c.Absent(Family::kNuma), "not in the pasted outputs (paste: `numactl -H`)");
+  EXPECT_EQ(c.Absent(Family::kKernelCmdline), "");
+  c.collected = true;
+  EXPECT_TRUE(c.Covers(Family::kNuma));
+  EXPECT_EQ(c.From(Family::kNuma), "collected");
+}
+
+PciDevice PastedDevice(const std::string& address, const std::string& name) {
+  PciDevice d;
+  d.address = address;
+  d.name.Set(name, "imported: t.txt:3 (lspci-tree)");
+  if (name.rfind("NVIDIA", 0) == 0) d.vendor_id.Set("0x10de", "imported: t.txt:3 (lspci-tree)");
+  return d;
+}
+
+TEST(PastedGpus, EveryPasteThatNamesAGpuGivesOne) {
+  Machine m;
+  // lspci -tv: names only, no class.
+  m.pci.devices.push_back(PastedDevice(
+      "0000:71:00.0", "NVIDIA Corporation GB202GL [RTX PRO 6000 Blackwell Server Edition]"));
+  m.pci.devices.push_back(
+      PastedDevice("0000:71:00.1", "NVIDIA Corporation GB202 High Definition Audio Controller"));
+  m.pci.devices.push_back(PastedDevice("0000:70:01.1", "Advanced Micro Devices, Inc. [AMD] 14ab"));
+  // lspci -nn: class and ids.
+  PciDevice nn;
+  nn.address = "0000:01:00.0";
+  nn.vendor_id.Set("0x10de", "imported: t.txt:9 (lspci)");
+  nn.device_id.Set("0x2bb1", "imported: t.txt:9 (lspci)");
+  nn.class_id.Set("0x030000", "imported: t.txt:9 (lspci)");
+  m.pci.devices.push_back(nn);
+  // pci.cfg: a path and vendor:device.
+  PciMapping mp;
+  mp.name = "gpu0";
+  PciMappingEntry e;
+  e.path.Set("0000:f1:00.0", "imported: t.txt:20 (pci-cfg)");
+  e.id.Set("10de:2bb1", "imported: t.txt:20 (pci-cfg)");
+  mp.entries.push_back(e);
+  PciMappingEntry nic = e;
+  nic.path.Set("0000:c1:00.0", "imported: t.txt:23 (pci-cfg)");
+  nic.id.Set("15b3:1021", "imported: t.txt:23 (pci-cfg)");
+  mp.entries.push_back(nic);
+  m.hypervisor.pci_mappings.push_back(mp);
+  // nvidia-smi -q: a bus id.
+  NvmlGpu ng;
+  ng.pci_bus_id.Set("00000000:81:00.0", "imported: t.txt:40 (nvidia-smi-q)");
+  m.nvml.gpus.push_back(ng);
+  GpusFromPastes(&m);
+  ASSERT_EQ(m.gpus.size(), 4u);
+  EXPECT_EQ(m.gpus[0].address, "0000:01:00.0");
+  EXPECT_EQ(m.gpus[1].address, "0000:71:00.0");
+  EXPECT_EQ(m.gpus[2].address, "0000:81:00.0");
+  EXPECT_EQ(m.gpus[3].address, "0000:f1:00.0");
+  for (size_t i = 0; i < m.gpus.size(); ++i) EXPECT_EQ(m.gpus[i].index, static_cast<int64_t>(i));
+  EXPECT_EQ(m.gpus[3].architecture.value_or(""), "Blackwell");  // 10de:2bb1 from the table
+  ASSERT_EQ(m.topology.gpu_levels.size(), 4u);                  // levels derived, as a collect
+}
+
+TEST(PastedGpus, TopoMFactsJoinByIndexAndNothingIsInventedWithoutANamingPaste) {
+  Machine m;
+  Gpu t0, t1;
+  t0.index = 0, t1.index = 1;
+  t0.numa_node.Set(0, "imported: t.txt:5 (topo-m)");
+  t1.numa_node.Set(1, "imported: t.txt:6 (topo-m)");
+  m.gpus = {t0, t1};
+  GpusFromPastes(&m);  // no address anywhere: the topo -m GPUs stay as they were
+  ASSERT_EQ(m.gpus.size(), 2u);
+  EXPECT_TRUE(m.gpus[0].address.empty());
+  PciDevice a = PastedDevice("0000:11:00.0", "NVIDIA Corporation GH100 [H100 SXM5 80GB]");
+  PciDevice b = PastedDevice("0000:91:00.0", "NVIDIA Corporation GH100 [H100 SXM5 80GB]");
+  m.pci.devices = {b, a};
+  GpusFromPastes(&m);
+  ASSERT_EQ(m.gpus.size(), 2u);
+  EXPECT_EQ(m.gpus[0].address, "0000:11:00.0");
+  EXPECT_EQ(m.gpus[0].numa_node.value_or(-9), 0);
+  EXPECT_EQ(m.gpus[1].numa_node.value_or(-9), 1);
+  EXPECT_EQ(m.gpus[1].numa_node.source, "imported: t.txt:6 (topo-m)");
+}
+
+}  // namespace
+}  // namespace dossier
