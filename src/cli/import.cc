@@ -15,6 +15,7 @@
 #include "import/importer.h"
 #include "render/render.h"
 #include "store/dossier_dir.h"
+#include "util/text.h"
 #include "view/build_view.h"
 
 namespace dossier::cli {
@@ -61,6 +62,10 @@ int RunImport(const std::vector<std::string>& args) {
   app.add_option("--format", format, "print the machine as imported (md or json); store nothing")
       ->check(CLI::IsMember({"md", "json"}));
   app.add_flag("-q,--quiet", quiet, "no summary on stderr");
+  std::string pair;
+  app.add_option("--pair", pair,
+                 "A-B: the GPU pair (CUDA ordinals) a pasted bandwidth table is about, when its "
+                 "text does not say");
   if (int rc = Parse(app, args); rc >= 0) return rc;
 
   const import::Importer* forced = nullptr;
@@ -76,6 +81,15 @@ int RunImport(const std::vector<std::string>& args) {
   }
   import::ImportRun run;
   run.imported.machine.name = machine;
+  if (!pair.empty()) {
+    auto parts = Split(pair, '-');
+    if (parts.size() != 2 || !ParseInt(parts[0]) || !ParseInt(parts[1])) {
+      std::fprintf(stderr, "dossier import: --pair %s: expected A-B (GPU ordinals, '0-1')\n",
+                   pair.c_str());
+      return kExitUsage;
+    }
+    run.pair = pair;
+  }
   int stdin_uses = 0;
   for (const auto& f : files) {
     if (f == "-" && ++stdin_uses > 1) {
@@ -97,9 +111,10 @@ int RunImport(const std::vector<std::string>& args) {
   if (!quiet || run.recognised_parts == 0) {
     for (const auto& fr : run.files) {
       for (const auto& p : fr.parts)
-        std::fprintf(stderr, "%s:%zu-%zu: %s%s\n", fr.file.c_str(), p.first_line, p.last_line,
+        std::fprintf(stderr, "%s:%zu-%zu: %s%s%s\n", fr.file.c_str(), p.first_line, p.last_line,
                      p.format.empty() ? "not imported" : p.format.c_str(),
-                     p.command.empty() ? "" : (" (" + p.command + ")").c_str());
+                     p.command.empty() ? "" : (" (" + p.command + ")").c_str(),
+                     p.took.empty() ? "" : (": " + p.took).c_str());
       for (const auto& n : fr.notes) std::fprintf(stderr, "  %s\n", n.c_str());
     }
   }

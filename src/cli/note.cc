@@ -6,6 +6,7 @@
 
 #include "analyze/serve_metrics.h"
 #include "cli/parse.h"
+#include "measure/p2p/record.h"
 #include "model/json_io.h"
 #include "render/json_visit.h"
 #include "store/dossier_dir.h"
@@ -333,6 +334,123 @@ const std::vector<NoteSub>& NoteSubs() {
   return kSubs;
 }
 
+// `dossier note measurement`: a figure a person read off a screen (a bandwidth for one GPU pair
+// and message size, a serving benchmark's throughput at a load), stored as a measurement record
+// of the same kind dossier's own p2p / serve-bench runs write, marked as typed in (tool "typed
+// in"), so the report, the targets and the rules read it with its origin said.
+struct MeasurementNoteArgs {
+  std::string machine, pair, size, mode = "unknown", when;
+  double gbps = -1, latency_us = -1;
+  int64_t concurrency = 0;
+  double request_rate = -1, total_tok_s = -1, output_tok_s = -1;
+  std::string note;
+};
+
+// "16M", "16MiB", "12KB", "4096" -> bytes (K/M/G as powers of two, as such tables mean them).
+std::optional<uint64_t> SizeBytes(std::string s) {
+  s = ToLower(Trim(s));
+  uint64_t mul = 1;
+  for (const char* suffix : {"ib", "b"})
+    if (s.size() > 1 && s.ends_with(suffix)) {
+      s.resize(s.size() - std::string_view(suffix).size());
+      break;
+    }
+  if (!s.empty() && (s.back() == 'k' || s.back() == 'm' || s.back() == 'g')) {
+    mul = s.back() == 'k' ? 1024 : s.back() == 'm' ? 1048576 : 1073741824;
+    s.pop_back();
+  }
+  auto v = ParseDouble(s);
+  if (!v || *v <= 0) return std::nullopt;
+  return static_cast<uint64_t>(*v * static_cast<double>(mul));
+}
+
+void AddMeasurementNoteOptions(CLI::App* s, MeasurementNoteArgs* a) {
+  s->add_option("--machine", a->machine, "the machine it was measured on")->required();
+  s->add_option("--pair", a->pair, "A-B: the GPU pair (CUDA ordinals) of a bandwidth figure");
+  s->add_option("--size", a->size, "message size of a bandwidth figure (16M, 12KB, 4096)");
+  s->add_option("--gbps", a->gbps, "bandwidth, GB/s (1e9 bytes/s)");
+  s->add_option("--latency-us", a->latency_us, "latency of one copy, microseconds");
+  s->add_option("--mode", a->mode, "peer access: p2p, staged or unknown")
+      ->check(CLI::IsMember({"p2p", "staged", "unknown"}));
+  s->add_option("--concurrency", a->concurrency, "requests in flight of a serving figure");
+  s->add_option("--request-rate", a->request_rate, "requests/s of a serving figure (open loop)");
+  s->add_option("--total-tok-s", a->total_tok_s, "total (input + output) tokens/s");
+  s->add_option("--output-tok-s", a->output_tok_s, "output tokens/s");
+  s->add_option("--note", a->note, "where the figure was read (\"the benchmark's screen\")");
+}
+
+int RunMeasurementNote(const MeasurementNoteArgs& a, const std::string& dossier_dir) {
+  const std::string origin =
+      "typed in: dossier note measurement" + (a.note.empty() ? "" : " (" + a.note + ")");
+  const std::string time = NowIso8601();
+  bool p2p = !a.pair.empty() || !a.size.empty() || a.gbps >= 0 || a.latency_us >= 0;
+  bool serve =
+      a.concurrency > 0 || a.request_rate >= 0 || a.total_tok_s >= 0 || a.output_tok_s >= 0;
+  auto usage = [](const std::string& m) {
+    std::fprintf(stderr, "dossier note measurement: %s\n", m.c_str());
+    return kExitUsage;
+  };
+  if (p2p == serve)
+    return usage(
+        "give either a bandwidth (--pair A-B --size S --gbps X and/or --latency-us T) or a "
+        "serving figure (--concurrency N or --request-rate R, with --total-tok-s / "
+        "--output-tok-s)");
+  nlohmann::json doc;
+  if (p2p) {
+    auto parts = Split(a.pair, '-');
+    auto s = parts.size() == 2 ? ParseInt(parts[0]) : std::nullopt;
+    auto d = parts.size() == 2 ? ParseInt(parts[1]) : std::nullopt;
+    if (!s || !d || *s < 0 || *d < 0) return usage("--pair " + a.pair + ": expected A-B ('0-1')");
+    auto bytes = SizeBytes(a.size);
+    if (!bytes) return usage("--size '" + a.size + "': expected a size (16M, 12KB, 4096)");
+    if (a.gbps < 0 && a.latency_us < 0) return usage("--gbps or --latency-us is needed");
+    P2pMeasurement pm;
+    pm.tool = "typed in";
+    pm.imported_from = origin;
+    pm.time = time;
+    P2pResult r;
+    r.src = *s;
+    r.dst = *d;
+    r.mode = a.mode == "p2p" ? "uni-p2p" : a.mode == "staged" ? "uni-staged" : "uni-unknown";
+    r.size_bytes = *bytes;
+    if (a.gbps >= 0) r.gbps_median.Set(a.gbps, origin);
+    if (a.latency_us >= 0) r.latency_us.Set(a.latency_us, origin);
+    r.verdict = "ok";
+    pm.results.push_back(std::move(r));
+    doc = p2p::P2pRecord(pm, a.machine);
+  } else {
+    if (a.concurrency <= 0 && a.request_rate <= 0)
+      return usage("a serving figure needs its load: --concurrency N or --request-rate R");
+    if (a.total_tok_s < 0 && a.output_tok_s < 0)
+      return usage("--total-tok-s or --output-tok-s is needed");
+    ServeMeasurement sm;
+    sm.tool = "typed in";
+    sm.imported_from = origin;
+    sm.time = time;
+    ServeRun run;
+    if (a.concurrency > 0) run.concurrency.Set(a.concurrency, origin);
+    if (a.request_rate > 0) run.request_rate.Set(a.request_rate, origin);
+    // The request count is not known; one completed request marks the run as having measured
+    // something (a run with none is read as measuring nothing).
+    run.completed = 1;
+    run.label = "typed in";
+    if (a.total_tok_s >= 0) run.total_tokens_per_s = a.total_tok_s;
+    if (a.output_tok_s >= 0) run.output_tokens_per_s = a.output_tok_s;
+    sm.runs.push_back(std::move(run));
+    doc = {{"kind", "serve-bench"}, {"machine", a.machine}, {"serve", ServeToJson(sm)}};
+  }
+  doc["time"] = time;
+  DossierDir dir(dossier_dir);
+  auto path = dir.Append(std::move(doc), a.machine);
+  if (!path) {
+    std::fprintf(stderr, "dossier note measurement: cannot write the record: %s\n",
+                 path.error().message.c_str());
+    return kExitFailure;
+  }
+  std::fprintf(stderr, "wrote %s (typed in)\n", path->c_str());
+  return kExitOk;
+}
+
 }  // namespace
 
 int RunNote(const std::vector<std::string>& args) {
@@ -352,9 +470,16 @@ int RunNote(const std::vector<std::string>& args) {
     subs.push_back({s, &n});
   }
   CLI::App* show = app.add_subcommand("show", "print the notes");
+  MeasurementNoteArgs ma;
+  CLI::App* measurement = app.add_subcommand(
+      "measurement",
+      "store a figure read off a screen (a pair's bandwidth, a benchmark's throughput) as a "
+      "measurement record marked as typed in");
+  AddMeasurementNoteOptions(measurement, &ma);
   show->add_option("--format", a.format, "md or json")->check(CLI::IsMember({"md", "json"}));
   if (int rc = Parse(app, args); rc >= 0) return rc;
 
+  if (measurement->parsed()) return RunMeasurementNote(ma, dossier_dir);
   DossierDir dir(dossier_dir);
   // Edits hold the dossier's lock from reading notes.toml to replacing it, so concurrent `note`
   // commands take turns and each one's entry survives (store/dossier_lock.h).

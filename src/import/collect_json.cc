@@ -12,15 +12,23 @@
 namespace dossier::import {
 namespace {
 
+// A compact dump (one line, no spaces) names its schema as "schema":"dossier/1".
+bool SchemaLine(const std::string& t) {
+  return t.find("\"schema\": \"dossier/") != std::string::npos ||
+         t.find("\"schema\":\"dossier/") != std::string::npos;
+}
+
 bool JsonStarts(const Lines& lines, size_t i) {
-  // dump(2) writes "{" alone on the first line and the keys sorted, "schema" far below.
-  return lines[i].text == "{";
+  // dump(2) writes "{" alone on the first line and the keys sorted, "schema" far below; a
+  // compact dump is one line.
+  const std::string& t = lines[i].text;
+  return t == "{" || (t.starts_with("{") && t.ends_with("}") && SchemaLine(t));
 }
 
 int JsonDetect(const Lines& lines) {
-  if (lines.empty() || Trim(lines.front().text) != "{") return 0;
+  if (lines.empty() || !Trim(lines.front().text).starts_with("{")) return 0;
   for (const auto& l : lines)
-    if (l.text.find("\"schema\": \"dossier/") != std::string::npos) return 95;
+    if (SchemaLine(l.text)) return 95;
   return 0;
 }
 

@@ -1,5 +1,6 @@
 #include "import/import_run.h"
 
+#include "import/part_summary.h"
 #include "import/split_session.h"
 #include "measure/p2p/record.h"
 #include "model/json_io.h"
@@ -30,21 +31,49 @@ Status ImportText(std::string_view bytes, const std::string& file, const Importe
     }
     pr.format = p.importer->name;
     Lines part(lines.begin() + p.begin, lines.begin() + p.end);
-    ImportSource src{file, p.importer->name, p.command};
+    ImportSource src{file, p.importer->name, p.command, run->pair};
+    std::string range =
+        "lines " + std::to_string(pr.first_line) + "-" + std::to_string(pr.last_line);
+    // --as on text that is not that format: said, not read (pci-cfg read from nvidia-smi -q
+    // would make mappings named after the driver version).
+    if (forced && forced->detect(part) == 0) {
+      const Importer* looks = nullptr;
+      int best = 0;
+      for (const auto& imp : ImporterTable())
+        if (int sc = imp.detect(part); sc > best) best = sc, looks = &imp;
+      pr.error = std::string("not ") + forced->name + " output" +
+                 (looks ? std::string(" (it looks like ") + looks->name + ")" : "");
+      rep.notes.push_back(range + ": --as " + forced->name + ": " + pr.error + "; not imported");
+      pr.format.clear();
+      rep.parts.push_back(pr);
+      continue;
+    }
     // Each part goes into a copy first: a part that turns out not to be its format adds nothing.
     Imported attempt = run->imported;
     attempt.notes.clear();
     Status s = p.importer->parse(part, src, &attempt);
     if (!s) {
+      // What the importer said before it gave up (a block whose key figures were unreadable) is
+      // kept: it names the lines.
+      for (auto& n : attempt.notes) rep.notes.push_back(std::move(n));
       pr.error = s.error().message;
-      rep.notes.push_back("lines " + std::to_string(pr.first_line) + "-" +
-                          std::to_string(pr.last_line) + ": read as " + pr.format +
-                          " but: " + pr.error + "; not imported");
+      rep.notes.push_back(range + ": read as " + pr.format + " but: " + pr.error +
+                          "; not imported");
       pr.format.clear();
       rep.parts.push_back(pr);
       continue;
     }
+    pr.took = PartSummary(run->imported, attempt);
     for (auto& n : attempt.notes) rep.notes.push_back(std::move(n));
+    if (pr.took.empty()) {
+      // Recognised, but nothing in it was a fact: said, and nothing of it is stored.
+      pr.error = "no fact was found in it";
+      rep.notes.push_back(range + ": read as " + pr.format + " but no fact was found in it; " +
+                          "nothing of it is stored");
+      pr.format.clear();
+      rep.parts.push_back(pr);
+      continue;
+    }
     attempt.notes = std::move(run->imported.notes);
     run->imported = std::move(attempt);
     ++run->recognised_parts;
@@ -64,6 +93,7 @@ nlohmann::json ReportJson(const FileReport& f) {
     j["format"] = p.format.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.format);
     if (!p.command.empty()) j["command"] = p.command;
     if (!p.error.empty()) j["error"] = p.error;
+    if (!p.took.empty()) j["took"] = p.took;
     parts.push_back(std::move(j));
   }
   return {{"file", f.file}, {"parts", parts}, {"notes", f.notes}};

@@ -17,6 +17,7 @@ struct PartReport {
   std::string format;   // empty: not recognised
   std::string command;  // the pasted prompt's command, when there was one
   std::string error;    // why the importer could not read it, when it could not
+  std::string took;     // what it added: "9 PCI devices (8 GPUs), 12 IOMMU groups"
 };
 
 struct FileReport {
@@ -30,6 +31,7 @@ struct ImportRun {
   Imported imported;
   std::vector<FileReport> files;
   size_t recognised_parts = 0;
+  std::string pair;  // --pair A-B: the GPU pair of pasted tables that do not name it
 };
 
 // Adds one file's text (already read; `file` names it). Hostile text is an error with the line,

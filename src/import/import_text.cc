@@ -132,6 +132,56 @@ void ReadLspciDescription(std::string_view text, PciDevice* d, const std::string
   d->name.Set(clean, at);
 }
 
+std::string StripMarkup(std::string_view line) {
+  std::string out;
+  out.reserve(line.size());
+  for (size_t i = 0; i < line.size(); ++i) {
+    char c = line[i];
+    if (c == '<') {
+      // A tag: "<" then a letter, '/' or '!' and no blank before its '>'.
+      size_t close = line.find('>', i);
+      if (close != std::string_view::npos && i + 1 < line.size() &&
+          (std::isalpha(static_cast<unsigned char>(line[i + 1])) || line[i + 1] == '/' ||
+           line[i + 1] == '!') &&
+          close - i < 200) {
+        std::string_view tag = line.substr(i + 1, close - i - 1);
+        std::string name = ToLower(tag.substr(0, tag.find_first_of(" /")));
+        // Block-level tags separate words; inline ones do not.
+        if (name == "br" || name == "td" || name == "th" || name == "p" || name == "div" ||
+            name == "li" || name == "tr")
+          out += ' ';
+        i = close;
+        continue;
+      }
+    }
+    if (c == '&') {
+      static const std::pair<const char*, char> kEntities[] = {{"&nbsp;", ' '}, {"&amp;", '&'},
+                                                               {"&lt;", '<'},   {"&gt;", '>'},
+                                                               {"&quot;", '"'}, {"&#39;", '\''}};
+      bool done = false;
+      for (const auto& [e, ch] : kEntities)
+        if (line.substr(i).starts_with(e)) {
+          out += ch;
+          i += std::string_view(e).size() - 1;
+          done = true;
+          break;
+        }
+      if (done) continue;
+    }
+    out += c;
+  }
+  return std::string(Trim(out));
+}
+
+bool KeyValue(std::string_view line, std::string* key, std::string* value) {
+  std::string t = StripMarkup(line);
+  size_t colon = t.find(':');
+  if (colon == std::string::npos) return false;
+  *key = std::string(Trim(std::string_view(t).substr(0, colon)));
+  *value = std::string(Trim(std::string_view(t).substr(colon + 1)));
+  return !key->empty();
+}
+
 bool IsElision(std::string_view line) {
   line = Trim(line);
   return line == "..." || line == "[...]" || line == "\xE2\x80\xA6" || line == "(...)" ||

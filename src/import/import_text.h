@@ -32,6 +32,14 @@ Gpu& GpuAt(Machine* m, int64_t index);
 // Corporation GB202GL" (no ids: vendor and class are then read from the words).
 void ReadLspciDescription(std::string_view text, PciDevice* d, const std::string& at);
 
+// A line as a chat or web page may have left it: HTML tags removed ("<td>32 GB</td>",
+// "<br>"), the common entities decoded (&nbsp; &amp; &lt; &gt; &quot;), blanks trimmed.
+std::string StripMarkup(std::string_view line);
+
+// "Key: value" of a pasted key-value output (lscpu, dmidecode, numactl), indentation and markup
+// ignored; false when the line has no colon or an empty key.
+bool KeyValue(std::string_view line, std::string* key, std::string* value);
+
 // Whether a line is a `...` elision a person left in a paste ("...", "[...]", "…", "<snip>").
 bool IsElision(std::string_view line);
 

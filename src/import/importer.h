@@ -31,6 +31,7 @@ struct ImportSource {
   std::string file;
   std::string format;
   std::string command;
+  std::string pair;  // `dossier import --pair A-B`: the GPU pair a pasted table is about
   // Provenance of a fact read from `line`: "imported: FILE:LINE (FORMAT)".
   std::string At(size_t line) const;
 };
@@ -83,5 +84,10 @@ Importer QemuCmdlineImporter();     // qemu_cmdline_paste.cc
 Importer VirshDumpxmlImporter();    // libvirt_xml.cc
 Importer NvbandwidthImporter();     // nvbandwidth.cc
 Importer NcclTopoImporter();        // nccl_topo.cc
+Importer NumactlImporter();         // numactl.cc
+Importer LscpuImporter();           // lscpu.cc
+Importer DmidecodeImporter();       // dmidecode.cc
+Importer VmStartErrorImporter();    // vm_start_error.cc
+Importer P2pTableImporter();        // p2p_table.cc
 
 }  // namespace dossier::import

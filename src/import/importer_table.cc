@@ -15,6 +15,8 @@ const std::vector<Importer>& ImporterTable() {
       NvbandwidthImporter(),    ServeBenchImporter(),  NcclLogImporter(),
       NcclTopoImporter(),       CollectJsonImporter(), PciCfgImporter(),
       QemuServerConfImporter(), QemuCmdlineImporter(), VirshDumpxmlImporter(),
+      NumactlImporter(),        LscpuImporter(),       DmidecodeImporter(),
+      VmStartErrorImporter(),   P2pTableImporter(),
       ServerLogImporter(),
   };
   return kTable;

@@ -13,6 +13,9 @@ namespace dossier::import {
 namespace {
 
 bool NcclLine(std::string_view l) {
+  // "NCCL version 2.20.5+cuda12.4" as NCCL prints it on stdout without the host:pid prefix.
+  std::string_view t = Trim(l);
+  if (t.starts_with("NCCL version ")) return true;
   return l.find("NCCL INFO") != std::string_view::npos ||
          l.find("NCCL WARN") != std::string_view::npos ||
          l.find("is using nccl==") != std::string_view::npos ||
@@ -49,8 +52,12 @@ Status NcclParse(const Lines& lines, const ImportSource& src, Imported* out) {
   static const std::regex kDriver(R"(cudaDriverVersion ([0-9]+))");
   static const std::regex kRank(
       R"(rank (\d+) nranks (\d+) cudaDev (\d+)(?: nvmlDev \d+)? busId ([0-9a-fA-F]+))");
+  // "Channel 00/0 : 0[0] -> 1[1] via P2P/IPC/read" (2.8+: device index in brackets), "Channel 00 :
+  // 2[201c0] -> 3[201d0] via P2P/IPC/read" (2.7: the short bus id), "Ring 00 : 0[0] -> 1[1] via
+  // P2P/IPC" (2.4-2.6), and the old transport names with spaces ("P2P/direct pointer",
+  // "direct shared memory").
   static const std::regex kChannel(
-      R"(Channel (\d+)(?:/\d+)? : (\d+)\[\d+\] -> (\d+)\[\d+\] (?:\[\w+\] )?via (\S+))");
+      R"((?:Channel|Ring) (\d+)(?:/\d+)? : (\d+)\[[0-9a-fA-F]+\] (?:->|\xE2\x86\x92) (\d+)\[[0-9a-fA-F]+\] (?:\[\w+\] )?via ([^\r\n]+?)\s*$)");
   size_t seen = 0;
   for (const auto& l : lines) {
     if (!NcclLine(l.text)) continue;
@@ -85,7 +92,11 @@ Status NcclParse(const Lines& lines, const ImportSource& src, Imported* out) {
       c.transport = m[4].str();
       c.line = at;
       if (n.connections.size() < 4096) n.connections.push_back(std::move(c)), ++out->facts;
-    } else if (size_t p = t.find("Could not enable P2P"); p != std::string::npos) {
+    } else if (size_t p = t.find("Could not enable P2P"), d = t.find("P2P is disabled between");
+               p != std::string::npos || d != std::string::npos) {
+      if (p == std::string::npos)
+        p = d;  // transport/p2p.cc: "P2P is disabled between
+                // connected GPUs 1 and 0."
       n.p2p_refused.push_back({t.substr(p, 200), at});
       ++out->facts;
     } else if (size_t q = t.find("Custom allreduce is disabled"); q != std::string::npos) {

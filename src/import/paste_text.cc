@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "import/import_text.h"
+#include "util/text.h"
 #include "util/utf8.h"
 
 namespace dossier::import {
@@ -62,7 +63,11 @@ Result<Paste> ReadPaste(std::string_view bytes, const std::string& file) {
     bool end = i == bytes.size();
     if (end || bytes[i] == '\n') {
       std::string_view raw = bytes.substr(line_start, i - line_start);
-      if (raw.size() > kMaxLineBytes) {
+      // A compact JSON document (collect --format json, nvbandwidth -j) is one long line: a line
+      // that opens a JSON object and ends closing one may be as long as a whole paste.
+      std::string_view rt = Trim(raw);
+      bool json_line = rt.size() > 1 && rt.front() == '{' && rt.back() == '}';
+      if (raw.size() > kMaxLineBytes && !json_line) {
         return Error::Invalid(file + ":" + std::to_string(line_no) + ": a line of " +
                               std::to_string(raw.size()) + " bytes (at most " +
                               std::to_string(kMaxLineBytes) +

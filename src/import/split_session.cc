@@ -125,6 +125,9 @@ std::vector<Part> SplitSession(Lines* lines_in, const Importer* forced) {
   for (auto& l : lines) {
     std::string rest;
     std::string cmd = PromptCommand(l.text, &rest);
+    // A prompt glued after markup a chat or a web page left ("</pre><p>root@pve:~# lscpu").
+    if (cmd.empty() && l.text.find('<') != std::string::npos && l.text.size() < 4096)
+      cmd = PromptCommand(StripMarkup(l.text), &rest);
     if (!cmd.empty()) {
       if (out.size() > seg_begin || !seg_cmd.empty())
         segs.push_back({seg_begin, out.size(), seg_cmd});

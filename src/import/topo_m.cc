@@ -8,6 +8,7 @@
 // underline on the header, a row hard-wrapped onto the next line, rows cut off (kept up to the
 // last complete one, and said).
 #include <algorithm>
+#include <cctype>
 #include <map>
 
 #include "import/import_text.h"
@@ -29,9 +30,64 @@ bool DeviceName(std::string_view t) {
          t.starts_with("efa");
 }
 
+// A token whose tab was lost at a terminal wrap, two names run together ("GPU0GPU1", "NODESYS",
+// "XNV18", "SYS0-31"): split at the known level and column names; a CPU list may end it. Any
+// other token is kept whole.
+std::vector<std::string> SplitGlued(std::string_view tok) {
+  if (TopoLevel(tok) || DeviceName(tok)) return {std::string(tok)};
+  std::vector<std::string> out;
+  size_t p = 0;
+  auto digits = [&](size_t at) {
+    size_t e = at;
+    while (e < tok.size() && std::isdigit(static_cast<unsigned char>(tok[e]))) ++e;
+    return e;
+  };
+  while (p < tok.size()) {
+    std::string_view rest = tok.substr(p);
+    size_t n = 0;
+    for (const char* pre : {"GPU", "NIC", "NV"})
+      if (rest.starts_with(pre) &&
+          digits(p + std::string_view(pre).size()) > p + std::string_view(pre).size())
+        n = digits(p + std::string_view(pre).size()) - p;
+    if (!n)
+      for (const char* lv : {"PIX", "PXB", "PHB", "NODE", "SYS", "SOC", "X"})
+        if (rest.starts_with(lv)) {
+          n = std::string_view(lv).size();
+          break;
+        }
+    if (!n) {
+      // What is left may be the CPU affinity or a NUMA id glued after the last level.
+      if (!out.empty() && (ParseCpuList(rest) || rest == "N/A")) {
+        out.emplace_back(rest);
+        return out;
+      }
+      return {std::string(tok)};
+    }
+    out.emplace_back(rest.substr(0, n));
+    p += n;
+  }
+  return out;
+}
+
+// The tokens of a matrix line with glued names split, and a header glued to the command that
+// printed it ("nvidia-smi topo -m    GPU0  GPU1 …") starting at GPU0.
+std::vector<std::string> TopoTokens(std::string_view line) {
+  std::vector<std::string> out;
+  for (auto t : Tokens(line))
+    for (auto& x : SplitGlued(t)) out.push_back(std::move(x));
+  if (!out.empty() && out[0] != "GPU0") {
+    auto g = std::find(out.begin(), out.end(), "GPU0");
+    bool cmd = false;
+    for (auto it = out.begin(); it != g; ++it)
+      cmd |= it->find("nvidia-smi") != std::string::npos || *it == "topo" || *it == "-m";
+    if (g != out.end() && cmd) out.erase(out.begin(), g);
+  }
+  return out;
+}
+
 // The header: device names (GPU0 first), then the column titles.
 bool TopoHeader(std::string_view line, std::vector<std::string>* devices) {
-  auto t = Tokens(line);
+  auto t = TopoTokens(line);
   if (t.empty() || t[0] != "GPU0") return false;
   std::vector<std::string> devs;
   size_t i = 0;
@@ -45,7 +101,7 @@ bool TopoMStarts(const Lines& lines, size_t i) {
   if (!TopoHeader(lines[i].text, nullptr)) return false;
   // The next row holds levels, not P2P codes (topo -p2p has the same header).
   for (size_t j = i + 1; j < lines.size() && j < i + 3; ++j) {
-    auto t = Tokens(lines[j].text);
+    auto t = TopoTokens(lines[j].text);
     if (t.size() >= 3 && t[0] == "GPU0") return TopoLevel(t[1]) && (t[1] != "X" || TopoLevel(t[2]));
   }
   return false;
@@ -80,7 +136,7 @@ Status TopoMParse(const Lines& lines, const ImportSource& src, Imported* out) {
   // Takes the pending row when it has every device cell; otherwise it was cut off.
   auto flush = [&](bool at_end) {
     if (pending.empty()) return;
-    auto t = Tokens(pending);
+    auto t = TopoTokens(pending);
     std::string name(t[0]);
     if (t.size() - 1 < devs.size()) {
       cut = true;
@@ -104,7 +160,7 @@ Status TopoMParse(const Lines& lines, const ImportSource& src, Imported* out) {
   };
   for (size_t i = h + 1; i < lines.size(); ++i) {
     const std::string& text = lines[i].text;
-    auto t0 = Tokens(text);
+    auto t0 = TopoTokens(text);
     if (t0.empty()) {
       flush(false);
       continue;
@@ -131,7 +187,7 @@ Status TopoMParse(const Lines& lines, const ImportSource& src, Imported* out) {
                            ": not part of the topo -m matrix: '" + Printable(text, 60) + "'");
       continue;
     }
-    auto t = Tokens(pending);
+    auto t = TopoTokens(pending);
     size_t want = devs.size() + (t[0].starts_with("GPU") ? n_extra : 0);
     if (t.size() - 1 >= want) flush(false);
   }

@@ -134,6 +134,28 @@ struct PciMapping {
   }
 };
 
+// A VM that would not start, as `qm start` / the Proxmox task log / QEMU printed it: QEMU's
+// "kvm: -device vfio-pci,host=ADDR…: vfio ADDR: failed to setup container for group N", "no
+// iommu_group found", "group N is not viable", or Proxmox's mapping check "'iommugroup' does not
+// match for 'NAME' (CONFIGURED != ACTUAL)". Kept (imported only) as evidence for vm.mapping-stale.
+struct VmStartError {
+  Fact<std::string> vmid;          // from the pasted `qm start VMID`, when shown
+  Fact<std::string> device;        // the host PCI address the error names
+  Fact<int64_t> iommu_group;       // the group it names (the actual group for a mapping mismatch)
+  Fact<std::string> mapping;       // the PCI resource mapping a mismatch names
+  Fact<int64_t> configured_group;  // the group the mapping has (stale)
+  Fact<std::string> message;       // the error line, as printed
+  template <class V>
+  void visit(V& v) {
+    v("vmid", vmid);
+    v("device", device);
+    v("iommu_group", iommu_group);
+    v("mapping", mapping);
+    v("configured_group", configured_group);
+    v("message", message);
+  }
+};
+
 struct HypervisorInfo {
   Fact<std::string> kind;  // "proxmox", "libvirt", "qemu"; null when this machine runs no VMs
   Fact<std::string> node;  // Proxmox node name (the hostname), for mapping entries
@@ -145,6 +167,7 @@ struct HypervisorInfo {
   // Input we could not understand (an unknown key, a malformed mapping line, a QEMU device we
   // do not know), each with file and line: reported, never fatal.
   std::vector<std::string> problems;
+  std::vector<VmStartError> start_errors;  // pasted VM start failures (dossier import)
   template <class V>
   void visit(V& v) {
     v("kind", kind);
@@ -153,6 +176,7 @@ struct HypervisorInfo {
     v("pci_mappings", pci_mappings);
     v("pci_cfg", pci_cfg);
     v("problems", problems);
+    v("start_errors", start_errors);
   }
 };
 

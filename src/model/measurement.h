@@ -100,6 +100,9 @@ struct ServeRun {
   Fact<int64_t> concurrency;      // closed loop
   Fact<double> request_rate;      // open loop, requests/s (Poisson)
   Fact<int64_t> max_concurrency;  // open loop: the cap on requests in flight, when given
+  // What a person called this run when it was imported: the bare line above a pasted result
+  // block ("TP8, c64") or the pasted command line; empty for dossier's own runs.
+  std::string label;
   int64_t completed = 0, failed = 0;
   std::map<std::string, int64_t> failures;  // reason -> count
   int64_t cancelled = 0;      // in flight when the run ended (Ctrl-C, time bound): neither count
@@ -110,6 +113,9 @@ struct ServeRun {
   // (template included), when every completed request reported it.
   int64_t input_tokens = 0, output_tokens = 0;
   Fact<int64_t> input_tokens_server;
+  // SGLang's "Total generated tokens (retokenized)": the generated text tokenized again by the
+  // client; far below output_tokens when the server's streaming split tokens oddly.
+  Fact<int64_t> output_tokens_retokenized;
   std::string input_tokens_from;  // "dataset"
   // How output tokens were counted: "usage-per-chunk" (running count in every chunk), "usage"
   // (the final usage), "tokenizer" (the server's /tokenize on the generated text), "chunks" (one
@@ -135,6 +141,7 @@ struct ServeRun {
     v("concurrency", concurrency);
     v("request_rate", request_rate);
     v("max_concurrency", max_concurrency);
+    v("label", label);
     v("completed", completed);
     v("failed", failed);
     v("failures", failures);
@@ -144,6 +151,7 @@ struct ServeRun {
     v("input_tokens", input_tokens);
     v("output_tokens", output_tokens);
     v("input_tokens_server", input_tokens_server);
+    v("output_tokens_retokenized", output_tokens_retokenized);
     v("input_tokens_from", input_tokens_from);
     v("output_tokens_from", output_tokens_from);
     v("output_counted_by", output_counted_by);

@@ -31,6 +31,26 @@ struct OsInfo {
   }
 };
 
+// One SMBIOS memory device (type 17) with a module in it, as dmidecode prints it; read only from
+// pasted dmidecode output (reading it needs root and the raw table).
+struct DimmInfo {
+  Fact<std::string> locator;  // "DIMM_A1" (with the bank locator when it adds one: "P0 CHANNEL A")
+  Fact<uint64_t> size_bytes;
+  Fact<std::string> type;  // "DDR5"
+  Fact<int64_t> speed_mts, configured_speed_mts;
+  Fact<std::string> manufacturer, part_number;
+  template <class V>
+  void visit(V& v) {
+    v("locator", locator);
+    v("size_bytes", size_bytes);
+    v("type", type);
+    v("speed_mts", speed_mts);
+    v("configured_speed_mts", configured_speed_mts);
+    v("manufacturer", manufacturer);
+    v("part_number", part_number);
+  }
+};
+
 struct DmiInfo {
   Fact<std::string> sys_vendor, product_name, board_vendor, board_name, bios_vendor, bios_version,
       bios_date;
@@ -39,6 +59,7 @@ struct DmiInfo {
   // SMBIOS system UUID (root only). In a VM it is the hypervisor's smbios1 uuid / libvirt <uuid>:
   // what links a guest to its VM on the host.
   Fact<std::string> product_uuid;
+  std::vector<DimmInfo> memory_devices;  // populated slots (pasted dmidecode only)
   template <class V>
   void visit(V& v) {
     v("sys_vendor", sys_vendor);
@@ -51,6 +72,7 @@ struct DmiInfo {
     v("processor_manufacturer", processor_manufacturer);
     v("processor_version", processor_version);
     v("product_uuid", product_uuid);
+    v("memory_devices", memory_devices);
   }
 };
 
@@ -95,6 +117,7 @@ struct NumaNode {
   int64_t id = 0;
   Fact<std::string> cpus;                // cpulist form, "0-31,64-95" (from cpulist or cpumap)
   Fact<uint64_t> memory_bytes;           // MemTotal of the node
+  Fact<uint64_t> memory_free_bytes;      // free when read (pasted numactl -H only)
   Fact<std::vector<int64_t>> distances;  // to every node, in id order
   // "cpu+memory", "cpu-only" (memoryless: its CPUs allocate from another node) or "memory-only"
   // (GPU memory on POWER9/Grace Hopper, CXL memory, or a node whose CPUs are all offline).
@@ -107,6 +130,7 @@ struct NumaNode {
     v("id", id);
     v("cpus", cpus);
     v("memory_bytes", memory_bytes);
+    v("memory_free_bytes", memory_free_bytes);
     v("distances", distances);
     v("kind", kind);
     v("gpu", gpu);

@@ -17,6 +17,9 @@ namespace {
 
 void ReadNodeMemory(const RootFs& fs, const std::string& dir, NumaNode* node) {
   std::string mpath = dir + "/meminfo";
+  // Free memory changes from second to second: a collect does not keep it (it would differ in
+  // every diff); a pasted `numactl -H` says it.
+  node->memory_free_bytes.Unknown("not kept by collect (it changes by the second)", mpath);
   auto meminfo = fs.Read(mpath, 1 << 20);
   if (!meminfo) return node->memory_bytes.Unknown(ReasonFor(meminfo.error()), mpath);
   int n = 0;

@@ -22,6 +22,7 @@ const ModeInfo kModes[] = {
     {"device-local", "one GPU's memory to itself (the ceiling the other modes are read against)"},
     {"uni-p2p", "GPU to GPU, peer access on (direct)"},
     {"uni-staged", "GPU to GPU, peer access off (staged through host memory)"},
+    {"uni-unknown", "GPU to GPU, peer access not said (a pasted or typed-in table)"},
     {"bi-p2p", "both directions at once, peer access on (GB/s of both together)"},
     {"bi-staged", "both directions at once, peer access off (GB/s of both together)"},
     {"latency-p2p", "small-message latency, peer access on"},
@@ -319,8 +320,8 @@ void MdP2pMeasurement(const P2pMeasurement& m, uint64_t matrix_size, std::string
   for (const auto& mode : kModes)
     if (!std::string_view(mode.mode).starts_with("latency")) BySize(m, mode, out);
   std::vector<std::pair<std::string, std::vector<std::vector<std::string>>>> shown;
-  for (const char* mode : {"uni-p2p", "uni-staged", "bi-p2p", "bi-staged", "latency-p2p",
-                           "latency-staged", "uni-p2p-read", "bi-p2p-read"})
+  for (const char* mode : {"uni-p2p", "uni-staged", "uni-unknown", "bi-p2p", "bi-staged",
+                           "latency-p2p", "latency-staged", "uni-p2p-read", "bi-p2p-read"})
     for (const auto& info : kModes)
       if (std::string_view(info.mode) == mode) PairMatrix(m, info, matrix_size, &shown, out);
   HostTable(m, matrix_size, out);

@@ -127,6 +127,11 @@ constexpr const char* kImpLspci = "lspci";
 constexpr const char* kImpLspciTree = "lspci-tree";
 constexpr const char* kImpIommu = "iommu-groups";
 constexpr const char* kImpCmdline = "cmdline";
+constexpr const char* kImpNumactl = "numactl";
+constexpr const char* kImpLscpu = "lscpu";
+constexpr const char* kImpDmidecode = "dmidecode";
+constexpr const char* kImpVmStart = "vm-start-error";
+constexpr const char* kImpBwTable = "bandwidth-table";
 constexpr const char* kImpKlog = "kernel-log";
 constexpr const char* kImpPciCfg = "pci-cfg";
 constexpr const char* kImpQemuConf = "qemu-server-conf";
@@ -603,6 +608,11 @@ const std::vector<FuzzEntry>& FuzzEntries() {
       {"import-virsh-dumpxml", ImportAs<&kImpVirsh>},
       {"import-nvbandwidth", ImportAs<&kImpNvb>},
       {"import-nccl-topo-xml", ImportAs<&kImpNcclTopo>},
+      {"import-numactl", ImportAs<&kImpNumactl>},
+      {"import-lscpu", ImportAs<&kImpLscpu>},
+      {"import-dmidecode", ImportAs<&kImpDmidecode>},
+      {"import-vm-start-error", ImportAs<&kImpVmStart>},
+      {"import-bandwidth-table", ImportAs<&kImpBwTable>},
       {"import-server-log", ImportAs<&kImpServerLog>},
       {"notes", NotesFile},
       {"record_report", RecordReport},

@@ -29,7 +29,9 @@ struct DecodeHop {
 std::optional<DecodeHop> DecodeHopLatency(const MachineView& mv, uint64_t message) {
   if (mv.p2p.empty()) return std::nullopt;
   const P2pMeasurement& pm = mv.p2p.back();
-  for (const char* mode : {"uni-p2p", "uni-staged", "latency-p2p", "latency-staged"}) {
+  // uni-unknown: a pasted or typed-in table that did not say whether peer access was on.
+  for (const char* mode :
+       {"uni-p2p", "uni-staged", "latency-p2p", "latency-staged", "uni-unknown"}) {
     const P2pResult* best = nullptr;
     for (const auto& r : pm.results) {
       if (r.mode != mode || r.verdict != "ok" || !r.latency_us.known() || r.src < 0 || r.dst < 0)

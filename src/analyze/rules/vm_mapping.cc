@@ -42,6 +42,23 @@ std::optional<Finding> RuleVmMappingStale(const RuleContext& ctx) {
           if (h.mapping.known() && *h.mapping == map.name) vms_hit.insert(vm.id);
     }
   }
+  // A pasted start failure (dossier import of `qm start` output) is the same evidence from
+  // Proxmox's own side: its mapping check names the mapping and both groups; QEMU's VFIO errors
+  // name the device and group it could not set up.
+  bool stale_seen = !f.evidence.empty();
+  for (const auto& e : hv.start_errors) {
+    bool mismatch = e.mapping.known();
+    if (!stale_seen && !mismatch) continue;
+    std::string what = "VM " + e.vmid.value_or("?") + " start failed";
+    if (e.device.known()) what += " on " + *e.device;
+    if (e.iommu_group.known()) what += " (IOMMU group " + std::to_string(*e.iommu_group) + ")";
+    f.evidence.push_back(Ev(what, e.message));
+    if (e.vmid.known()) vms_hit.insert(*e.vmid);
+    if (mismatch && e.message.known()) proxmox_errors += "\n- `" + *e.message + "`";
+    if (mismatch && e.configured_group.known() && e.iommu_group.known() &&
+        fixes.find(" " + *e.mapping + ":") == std::string::npos)
+      fixes += " " + *e.mapping + ": iommugroup=" + std::to_string(*e.iommu_group) + ";";
+  }
   if (f.evidence.empty()) return std::nullopt;
   std::string vm_list;
   for (const auto& v : vms_hit) vm_list += (vm_list.empty() ? "VM " : ", VM ") + v;
