@@ -420,6 +420,14 @@ std::vector<std::string> RedactArgv(const std::vector<std::string>& argv) {
   out.reserve(argv.size());
   bool next_is_secret = false;
   char open_quote = 0;  // a redacted value opened a quote: the words up to its close are the value
+  // A quote the key's word opened ("\"Authorization:" of -H "Authorization: Bearer X"): the value's
+  // word closes it, and the words after it are not the value.
+  char key_quote = 0;
+  auto odd_quote = [](const std::string& w) {
+    for (char q : {'\'', '"'})
+      if (std::count(w.begin(), w.end(), q) % 2 == 1) return q;
+    return '\0';
+  };
   // Word i ends a secret key: "{\"token\":", or ":" after "{\"token\"" ({"token" : "X"} split).
   auto ends_key = [&](size_t i) {
     return EndsWithSecretKey(argv[i]) ||
@@ -436,14 +444,24 @@ std::vector<std::string> RedactArgv(const std::vector<std::string>& argv) {
       continue;
     }
     if (next_is_secret && !a.starts_with("--") && !IsSecretOption(a)) {
-      out.push_back(kRedacted);
+      std::string v = kRedacted;
       // The value goes on: "--token 'two words'", "--api-key Bearer X", "--api-key X-Api-Key: X".
       next_is_secret = a.ends_with(':') || In(kSchemes, ToLower(a));
-      for (char q : {'\'', '"'})
-        if (std::count(a.begin(), a.end(), q) % 2 == 1) open_quote = q;
+      for (char q : {'\'', '"'}) {
+        if (std::count(a.begin(), a.end(), q) % 2 == 0) continue;
+        if (q == key_quote) {  // closes the key's quote: kept, as the quote it is
+          key_quote = 0;
+          if (a.ends_with(q)) v += q;
+        } else {
+          open_quote = q;
+        }
+      }
+      out.push_back(std::move(v));
+      if (!next_is_secret) key_quote = 0;
       continue;
     }
     next_is_secret = false;
+    key_quote = 0;
     if (a.starts_with('-') && a.size() > 1) {
       size_t eq = a.find('=');
       std::string_view opt = std::string_view(a).substr(0, eq);
@@ -466,6 +484,7 @@ std::vector<std::string> RedactArgv(const std::vector<std::string>& argv) {
     }
     out.push_back(RedactText(a));
     next_is_secret = ends_key(i);  // {"token": then its value
+    key_quote = next_is_secret ? odd_quote(a) : 0;
   }
   return out;
 }
