@@ -1,8 +1,10 @@
 #include "import/import_run.h"
 
+#include "import/import_checks.h"
 #include "import/split_session.h"
 #include "measure/p2p/record.h"
 #include "model/json_io.h"
+#include "util/redact.h"
 
 namespace dossier::import {
 
@@ -13,7 +15,8 @@ Status ImportText(std::string_view bytes, const std::string& file, const Importe
   FileReport rep;
   rep.file = file;
   rep.notes = paste->notes;
-  rep.text = std::move(paste->text);
+  // The original is kept in the record: redacted as collect redacts, private key blocks removed.
+  rep.text = RedactPaste(paste->text);
   Lines lines = std::move(paste->lines);
   std::vector<Part> parts = SplitSession(&lines, forced);
   for (const Part& p : parts) {
@@ -34,7 +37,7 @@ Status ImportText(std::string_view bytes, const std::string& file, const Importe
     // Each part goes into a copy first: a part that turns out not to be its format adds nothing.
     Imported attempt = run->imported;
     attempt.notes.clear();
-    Status s = p.importer->parse(part, src, &attempt);
+    Status s = ParseGuarded(*p.importer, part, src, &attempt);
     if (!s) {
       pr.error = s.error().message;
       rep.notes.push_back("lines " + std::to_string(pr.first_line) + "-" +
@@ -51,6 +54,17 @@ Status ImportText(std::string_view bytes, const std::string& file, const Importe
     rep.parts.push_back(pr);
   }
   if (parts.empty()) rep.notes.push_back(file + ": empty (nothing but blank lines)");
+  // Everything this file added, and what is said about it (notes, the prompts' commands, why a
+  // part was not read: each may quote the paste), is redacted here, the one place every importer's
+  // result passes, before the CLI prints or stores any of it. Redaction is idempotent: what an
+  // earlier file added comes out as it went in.
+  CheckNumberDomains(&run->imported, &rep.notes);
+  RedactImported(&run->imported);
+  for (auto& pr : rep.parts) {
+    pr.command = RedactImportedText(std::move(pr.command));
+    pr.error = RedactImportedText(std::move(pr.error));
+  }
+  for (auto& n : rep.notes) n = RedactImportedText(std::move(n));
   run->files.push_back(std::move(rep));
   return OkStatus();
 }
