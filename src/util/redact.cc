@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <optional>
 
 #include "util/text.h"
 
@@ -216,7 +217,14 @@ std::string RedactNamedValues(std::string_view s) {
         end += skip(end);
       end = std::min(end, s.size());
     } else if (in_dq || opener) {
-      while (end < s.size() && !IsSpace(s[end]) && !closes(end, opener)) end += skip(end);
+      // A '…' segment inside the "…" string runs to its own close (HF_HUB_AUTH='Bearer X' after
+      // a stray '"' earlier on the line: the fuzz corpus's case).
+      while (end < s.size() && !IsSpace(s[end]) && !closes(end, opener)) {
+        if (s[end] == '\'' && opener != '\'')
+          end = QuotedSegmentEnd(s, end);
+        else
+          end += skip(end);
+      }
       end = std::min(end, s.size());
     } else {
       // The value is the shell word: NAME="two words", NAME=''/a'b', rootpw=a"b;c". One quoted
@@ -462,6 +470,16 @@ std::vector<std::string> RedactArgv(const std::vector<std::string>& argv) {
     }
     next_is_secret = false;
     key_quote = 0;
+    // An option opening a quoted string ("--api-key X" as a JSON value, VAR='--token X'): the
+    // same option; the value's word closes the quote.
+    if ((a.starts_with("\"-") || a.starts_with("'-")) && a.size() > 2 &&
+        a.find('=') == std::string::npos && a.find(a[0], 1) == std::string::npos &&
+        IsSecretOption(std::string_view(a).substr(1))) {
+      out.push_back(a);
+      next_is_secret = true;
+      key_quote = a[0];
+      continue;
+    }
     if (a.starts_with('-') && a.size() > 1) {
       size_t eq = a.find('=');
       std::string_view opt = std::string_view(a).substr(0, eq);
@@ -558,8 +576,33 @@ std::string PasteRedactor::Line(std::string_view line) {
   return out + Line(AfterPemEnd(line, end));  // a block with its newlines lost: one line
 }
 
+namespace {
+
+// A JSON array written one element a line (dump(2), every pretty-printer): "--api-key", then its
+// value on the next line. `secret_next` carries the first line's verdict to the second.
+std::optional<std::string> JsonArrayValue(std::string_view line, bool* secret_next) {
+  std::string_view t = Trim(line);
+  bool lone_string = t.size() >= 2 && t.front() == '"' &&
+                     (t.back() == '"' || (t.ends_with("\",") && t.size() >= 3));
+  if (*secret_next && lone_string) {
+    *secret_next = false;
+    size_t lead = line.find('"');
+    return std::string(line.substr(0, lead)) + "\"" + kRedacted + "\"" +
+           (t.ends_with(',') ? "," : "");
+  }
+  *secret_next = false;
+  if (lone_string) {
+    std::string_view word = t.substr(1, t.size() - (t.ends_with(',') ? 3 : 2));
+    *secret_next = word.find('=') == std::string_view::npos && IsSecretOption(word);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::string RedactPaste(std::string_view text) {
   PasteRedactor r;
+  bool secret_next = false;
   std::string out;
   out.reserve(text.size());
   size_t i = 0;
@@ -568,7 +611,8 @@ std::string RedactPaste(std::string_view text) {
     std::string_view line = text.substr(i, nl == std::string_view::npos ? nl : nl - i);
     bool cr = line.ends_with('\r');
     if (cr) line.remove_suffix(1);
-    out += r.Line(line);
+    auto value = JsonArrayValue(line, &secret_next);
+    out += value ? *value : r.Line(line);
     if (cr) out += '\r';
     if (nl == std::string_view::npos) break;
     out += '\n';

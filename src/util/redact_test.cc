@@ -201,6 +201,15 @@ TEST(Redact, PastedTextLosesItsSecretsAndItsPrivateKeysWhole) {
   EXPECT_NE(out.find(std::string("x ") + kRedactedKey + " y\n"), std::string::npos) << out;
   EXPECT_NE(out.find("MIIcert"), std::string::npos) << out;
   EXPECT_TRUE(out.ends_with(std::string(kRedactedKey) + "\n")) << out;  // its last line: empty
+  // A JSON file as dump(2) writes it: an argv one element a line, an env value holding options.
+  std::string json =
+      "  \"argv\": [\n    \"--api-key\",\n    \"S3CR3T6\",\n    \"--port\",\n    \"8000\"\n  ],\n"
+      "  \"env\": {\"VLLM_ARGS\": \"--api-key S3CR3T7 --tp 8\"}\n";
+  out = RedactPaste(json);
+  EXPECT_EQ(out.find("S3CR3T"), std::string::npos) << out;
+  EXPECT_NE(out.find("    \"<redacted>\",\n    \"--port\",\n    \"8000\"\n"), std::string::npos)
+      << out;
+  EXPECT_NE(out.find("\"--api-key <redacted> --tp 8\"}"), std::string::npos) << out;
 }
 
 }  // namespace
