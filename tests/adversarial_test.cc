@@ -12,13 +12,16 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "import/import_run.h"
 #include "measure/serve/endpoint.h"
 #include "measure/serve/serve_bench.h"
 #include "model/json_io.h"
@@ -502,6 +505,214 @@ TEST(Adversarial, ServeBenchFlagsOutsideTheirRangeAreUsageErrors) {
     EXPECT_EQ(r.out.find("terminate called"), std::string::npos) << flags << ": " << r.out;
   }
 }
+
+// --- Imports are redacted as collect is: pasted text and records from elsewhere ------------------
+
+// A paste as a person makes it: a VM's config with its cloud-init password, an exported token,
+// an environment dump, a private key, a benchmark run with the key on its command line. No
+// planted secret may reach the record, the terminal or a rendered report; the facts still come.
+std::string SecretPaste() {
+  return "root@pve:~# qm config 100\n"
+         "agent: 1\n"
+         "args: -fw_cfg name=opt/tok,string=Authorization: Bearer PLANT1fwcfg\n"
+         "bios: ovmf\n"
+         "cipassword: PLANT2ci\n"
+         "cores: 32\n"
+         "description: admin password=PLANT3desc, ask Bob\n"
+         "hostpci0: 0000:01:00.0,pcie=1\n"
+         "machine: q35\n"
+         "memory: 262144\n"
+         "name: llm\n"
+         "root@pve:~# export HF_TOKEN=PLANT4export\n"
+         "root@pve:~# env\n"
+         "HF_TOKEN=PLANT5env\n"
+         "OPENAI_API_KEY=PLANT6env\n"
+         "root@pve:~# cat ~/.ssh/id_ed25519\n"
+         "-----BEGIN OPENSSH PRIVATE KEY-----\n"
+         "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n"
+         "QyNTUxOQAAACBKEYBODYPLANT7keybodyKEYBODYAAAAAAAAAAAAAAAAAAAAAAAAAAAA\n"
+         "-----END OPENSSH PRIVATE KEY-----\n"
+         "root@pve:~# vllm bench serve --base-url http://u:PLANT8pw@10.0.0.2:8000 --header "
+         "\"Authorization: Bearer PLANT9hdr\" --model m\n" +
+         Slurp(std::string(DOSSIER_SOURCE_DIR) + "/tests/corpus/import-serve-bench/vllm.txt");
+}
+
+void ExpectNoPlant(const std::string& what, const std::string& text) {
+  size_t at = text.find("PLANT");
+  EXPECT_EQ(at, std::string::npos)
+      << what << ": " << text.substr(at == std::string::npos ? 0 : (at > 300 ? at - 300 : 0), 600);
+  EXPECT_EQ(text.find("KEYBODY"), std::string::npos) << what;
+  EXPECT_EQ(text.find("b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ"), std::string::npos) << what;
+}
+
+TEST(Adversarial, SecretsInAPasteNeverReachTheRecordTheTerminalOrAReport) {
+  TempDir t;
+  Put(t.path() + "/paste.txt", SecretPaste());
+  const std::string d = t.path() + "/d";
+  CliResult r = RunCli("import " + t.path() + "/paste.txt --machine pve --dossier " + d);
+  ASSERT_EQ(r.code, 0) << r.out;
+  ExpectNoPlant("stderr", r.out);
+  std::string all = AllFiles(d);
+  ExpectNoPlant("records", all);
+  // What the paste says is still there: the VM's device, the benchmark, the key block's place.
+  EXPECT_NE(all.find("0000:01:00.0"), std::string::npos);
+  EXPECT_NE(all.find("serve-bench"), std::string::npos);
+  EXPECT_NE(all.find(kRedactedKey), std::string::npos);
+  EXPECT_NE(all.find("cipassword: <redacted>"), std::string::npos);
+  for (const char* fmt : {"md", "json", "html"}) {
+    CliResult rep = RunCli(std::string("report --dossier ") + d + " --format " + fmt);
+    EXPECT_EQ(rep.code, 0) << rep.out;
+    ExpectNoPlant(fmt, rep.out);
+  }
+  for (const char* fmt : {"md", "json"}) {
+    CliResult imp =
+        RunCli("import " + t.path() + "/paste.txt --machine pve --format " + std::string(fmt));
+    ExpectNoPlant(std::string("import --format ") + fmt, imp.out);
+  }
+}
+
+// A dossier JSON file from another machine is untrusted: what its writer should have redacted is
+// redacted again here (argv, env, flags, the kernel command line, a VM's arguments).
+TEST(Adversarial, ADossierJsonFromElsewhereIsRedactedAgain) {
+  TempDir t;
+  CliResult c = RunCli("collect --root " + testing::FixtureTrees::Get().Path("seed-guest") +
+                       " --format json");
+  ASSERT_EQ(c.code, 0) << c.out.substr(0, 2000);
+  nlohmann::json doc = nlohmann::json::parse(c.out.substr(c.out.find('{')));
+  nlohmann::json& m =
+      doc["machines"][0].contains("machine") ? doc["machines"][0]["machine"] : doc["machines"][0];
+  m["kernel"]["cmdline"] = "BOOT_IMAGE=/vmlinuz rootpassword=PLANTa rootpw=PLANTb keyboard=us";
+  nlohmann::json server = {
+      {"pid", 7},
+      {"engine", "vllm"},
+      {"argv", {"vllm", "serve", "m", "--api-key", "PLANTc", "--hf-token=", "--token", "PLANTd"}},
+      {"flags", {{"--api-key", "PLANTe"}, {"--tp", "8"}}},
+      {"env", {{"HF_TOKEN", "PLANTf"}, {"VLLM_ARGS", "--api-key PLANTg"}}}};
+  m["servers"] = nlohmann::json::array({server});
+  m["hostname"] = "gpu1 Authorization: Bearer PLANTh";
+  Put(t.path() + "/other.json", doc.dump(2));
+  const std::string d = t.path() + "/d";
+  CliResult r = RunCli("import " + t.path() + "/other.json --machine other --dossier " + d);
+  ASSERT_EQ(r.code, 0) << r.out;
+  ExpectNoPlant("stderr", r.out);
+  std::string all = AllFiles(d);
+  ExpectNoPlant("records", all);
+  EXPECT_NE(all.find("keyboard=us"), std::string::npos);  // look-alikes kept
+  for (const char* fmt : {"md", "json", "html"}) {
+    CliResult rep = RunCli(std::string("report --dossier ") + d + " --format " + fmt);
+    EXPECT_EQ(rep.code, 0) << rep.out.substr(0, 2000);
+    ExpectNoPlant(fmt, rep.out);
+  }
+}
+
+// --- Numbers outside their domain are unknown, with the file and the key ------------------------
+
+TEST(Adversarial, ImportedNumbersOutsideTheirDomainAreUnknownNotWrongFacts) {
+  TempDir t;
+  CliResult c = RunCli("collect --root " + testing::FixtureTrees::Get().Path("seed-guest") +
+                       " --format json");
+  ASSERT_EQ(c.code, 0);
+  nlohmann::json doc = nlohmann::json::parse(c.out.substr(c.out.find('{')));
+  nlohmann::json& m =
+      doc["machines"][0].contains("machine") ? doc["machines"][0]["machine"] : doc["machines"][0];
+  m["memory"]["total_bytes"] = -1;
+  m["cpu"]["threads"] = -7;
+  m["cpu"]["cores"] = 1.5;
+  m["cpu"]["sockets"] = 1e30;
+  Put(t.path() + "/other.json", doc.dump(2));
+  CliResult r = RunCli("import " + t.path() + "/other.json --machine other --format json");
+  ASSERT_EQ(r.code, 0) << r.out.substr(0, 2000);
+  for (const char* key : {"/memory/total_bytes", "/cpu/threads", "/cpu/cores", "/cpu/sockets"}) {
+    EXPECT_NE(r.out.find(t.path() + "/other.json: value outside its domain at " + key),
+              std::string::npos)
+        << key;
+  }
+  nlohmann::json out = nlohmann::json::parse(r.out.substr(r.out.find("\n{") + 1));
+  const nlohmann::json& om =
+      out["machines"][0].contains("machine") ? out["machines"][0]["machine"] : out["machines"][0];
+  EXPECT_TRUE(om["memory"]["total_bytes"].is_null()) << om["memory"];
+  EXPECT_TRUE(om["cpu"]["threads"].is_null());
+  EXPECT_TRUE(om["cpu"]["cores"].is_null());
+  EXPECT_TRUE(om["cpu"]["sockets"].is_null());
+  EXPECT_EQ(r.out.find("16384 PiB"), std::string::npos);
+
+  // A record on disk edited by hand (or by a tool of its own) is read the same way by report.
+  const std::string d = t.path() + "/d";
+  ASSERT_EQ(RunCli("collect --root " + testing::FixtureTrees::Get().Path("seed-guest") +
+                   " --dossier " + d + " --quiet")
+                .code,
+            0);
+  std::string rec;
+  for (const auto& e : fs::directory_iterator(d + "/records")) rec = e.path().string();
+  nlohmann::json rj = nlohmann::json::parse(Slurp(rec));
+  rj["machine"]["memory"]["total_bytes"] = -1;
+  Put(rec, rj.dump(2));
+  CliResult rep = RunCli("report --dossier " + d + " --format md");
+  EXPECT_EQ(rep.out.find("16384 PiB"), std::string::npos);
+  EXPECT_NE(rep.out.find(fs::path(rec).filename().string()), std::string::npos) << rep.out;
+  EXPECT_NE(rep.out.find("value outside its domain at /memory/total_bytes"), std::string::npos)
+      << rep.out.substr(0, 3000);
+
+  // nvidia-smi -q's "Current : -5": no "Gen-5 x-5", the link is unknown and the line is named.
+  std::string q =
+      Slurp(std::string(DOSSIER_SOURCE_DIR) + "/tests/corpus/import-nvidia-smi-q/h100nvl.txt");
+  for (const char* from : {"                Current                   : 5\n",
+                           "                Current                   : 16x\n"}) {
+    size_t at = q.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    q.replace(at, std::strlen(from), "                Current                   : -5\n");
+  }
+  Put(t.path() + "/q.txt", q);
+  CliResult s = RunCli("import " + t.path() + "/q.txt --machine g --format md");
+  ASSERT_EQ(s.code, 0) << s.out.substr(0, 2000);
+  EXPECT_EQ(s.out.find("Gen-5"), std::string::npos) << s.out.substr(0, 4000);
+  EXPECT_EQ(s.out.find("x-5"), std::string::npos);
+  EXPECT_NE(s.out.find("q.txt:"), std::string::npos);
+  EXPECT_NE(s.out.find("current/gen = -5 is below 0"), std::string::npos) << s.out.substr(0, 4000);
+}
+
+// --- No importer lets an exception out ----------------------------------------------------------
+
+// The fuzz soak's uncaught nlohmann::json::type_error (import-virsh-dumpxml, seed 3778315455):
+// pugixml decodes "&#xD800;" into bytes that are not UTF-8, and the record could not be written.
+// What every import passes through makes its strings valid UTF-8.
+TEST(Adversarial, ACharacterReferenceToASurrogateIsEscapedNotAnException) {
+  for (const char* f : {"import-virsh-dumpxml/charref-surrogate.xml",
+                        "import-nccl-topo-xml/charref-surrogate.xml"}) {
+    std::string text = Slurp(std::string(DOSSIER_SOURCE_DIR) + "/tests/corpus/" + f);
+    import::ImportRun run;
+    ASSERT_TRUE(import::ImportText(text, "x.xml", nullptr, &run)) << f;
+    EXPECT_EQ(run.recognised_parts, 1u) << f;
+    EXPECT_NO_THROW((void)MachineToJson(run.imported.machine).dump()) << f;
+    for (const auto& d : import::ImportRecords(run, "m", "2026-01-01T00:00:00Z"))
+      EXPECT_NO_THROW((void)d.dump()) << f;
+  }
+}
+
+// Whatever an importer throws becomes the part's error with its lines, at the table's boundary.
+TEST(Adversarial, AnImporterThatThrowsBecomesAnErrorWithTheLines) {
+  import::Importer thrower{"thrower", "throws", {},
+                           [](const import::Lines&, size_t)
+                               ->bool {
+                                 throw 1;
+}
+, [](const import::Lines&) -> int { throw std::runtime_error("detect"); },
+    [](const import::Lines&, const import::ImportSource&, import::Imported*) -> Status {
+      throw nlohmann::json::type_error::create(316, "invalid UTF-8 byte", nullptr);
+    }
+};  // namespace
+import::ImportRun run;
+ASSERT_TRUE(import::ImportText("a\nb\nc\n", "p.txt", &thrower, &run));
+EXPECT_EQ(run.recognised_parts, 0u);
+ASSERT_EQ(run.files.size(), 1u);
+std::string notes;
+for (const auto& n : run.files[0].notes) notes += n + "\n";
+EXPECT_NE(notes.find("lines 1-3: the thrower reader failed on this part"), std::string::npos)
+    << notes;
+EXPECT_NE(notes.find("invalid UTF-8 byte"), std::string::npos) << notes;
+EXPECT_FALSE(import::StartsGuarded(thrower, {{1, "a"}}, 0));
+EXPECT_EQ(import::DetectGuarded(thrower, {{1, "a"}}), 0);
+}  // namespace dossier
 
 }  // namespace
 }  // namespace dossier

@@ -1,21 +1,14 @@
 #include "hypervisor/libvirt_domain.h"
 
 #include <cstdio>
+#include <map>
 #include <pugixml.hpp>
 
+#include "util/line_index.h"
 #include "util/text.h"
 
 namespace dossier::hypervisor {
 namespace {
-
-// Line of a node, from its byte offset (pugixml keeps offsets, not lines).
-int64_t LineOf(std::string_view xml, const pugi::xml_node& n) {
-  ptrdiff_t off = n.offset_debug();
-  if (off < 0 || static_cast<size_t>(off) > xml.size()) return 0;
-  int64_t line = 1;
-  for (ptrdiff_t i = 0; i < off; ++i) line += xml[static_cast<size_t>(i)] == '\n';
-  return line;
-}
 
 // <address domain='0x0000' bus='0x01' slot='0x00' function='0x0'/> in full form, or "".
 std::string Address(const pugi::xml_node& a) {
@@ -43,10 +36,9 @@ DomainParse ParseLibvirtDomain(std::string_view xml, const std::string& name) {
   DomainParse out;
   pugi::xml_document doc;
   pugi::xml_parse_result r = doc.load_buffer(xml.data(), xml.size(), pugi::parse_default);
+  const LineIndex lines(xml);
   if (!r) {
-    int64_t line = 1;
-    for (ptrdiff_t i = 0; i < r.offset && static_cast<size_t>(i) < xml.size(); ++i)
-      line += xml[static_cast<size_t>(i)] == '\n';
+    size_t line = lines.LineOf(r.offset);
     out.problems.push_back(name + ":" + std::to_string(line) + ": not valid XML (" +
                            r.description() + ")");
     return out;
@@ -60,7 +52,9 @@ DomainParse ParseLibvirtDomain(std::string_view xml, const std::string& name) {
   }
   out.ok = true;
   Vm& vm = out.vm;
-  auto src = [&](const pugi::xml_node& n) { return name + ":" + std::to_string(LineOf(xml, n)); };
+  auto src = [&](const pugi::xml_node& n) {
+    return name + ":" + std::to_string(lines.LineOf(n.offset_debug()));
+  };
   vm.config = Known(name, name);
   if (auto n = dom.child("name")) {
     vm.id = n.child_value();
@@ -95,7 +89,10 @@ DomainParse ParseLibvirtDomain(std::string_view xml, const std::string& name) {
     if (auto c = ParseInt(topo.attribute("cores").value())) vm.cores = Known(*c, src(topo));
   }
   // NUMA cells, and their host binding from <numatune><memnode cellid mode nodeset>.
-  pugi::xml_node numatune = dom.child("numatune");
+  // <memnode>s by cellid, the last one winning as before (a lookup per cell made it n²).
+  std::map<int64_t, pugi::xml_node> memnodes;
+  for (auto mn : dom.child("numatune").children("memnode"))
+    memnodes[ParseInt(mn.attribute("cellid").value()).value_or(-1)] = mn;
   for (auto cell : dom.child("cpu").child("numa").children("cell")) {
     VmNumaNode n;
     n.id = ParseInt(cell.attribute("id").value()).value_or(0);
@@ -103,8 +100,8 @@ DomainParse ParseLibvirtDomain(std::string_view xml, const std::string& name) {
     n.memory = Known(std::string(cell.attribute("memory").value()) + " " +
                          (cell.attribute("unit") ? cell.attribute("unit").value() : "KiB"),
                      src(cell));
-    for (auto mn : numatune.children("memnode")) {
-      if (ParseInt(mn.attribute("cellid").value()).value_or(-1) != n.id) continue;
+    if (auto it = memnodes.find(n.id); it != memnodes.end()) {
+      const pugi::xml_node& mn = it->second;
       n.hostnodes = Known(std::string(mn.attribute("nodeset").value()), src(mn));
       n.policy = Known(std::string(mn.attribute("mode").value()), src(mn));
     }

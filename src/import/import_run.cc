@@ -1,9 +1,11 @@
 #include "import/import_run.h"
 
+#include "import/import_checks.h"
 #include "import/part_summary.h"
 #include "import/split_session.h"
 #include "measure/p2p/record.h"
 #include "model/json_io.h"
+#include "util/redact.h"
 
 namespace dossier::import {
 
@@ -14,7 +16,8 @@ Status ImportText(std::string_view bytes, const std::string& file, const Importe
   FileReport rep;
   rep.file = file;
   rep.notes = paste->notes;
-  rep.text = std::move(paste->text);
+  // The original is kept in the record: redacted as collect redacts, private key blocks removed.
+  rep.text = RedactPaste(paste->text);
   Lines lines = std::move(paste->lines);
   std::vector<Part> parts = SplitSession(&lines, forced);
   for (const Part& p : parts) {
@@ -36,11 +39,11 @@ Status ImportText(std::string_view bytes, const std::string& file, const Importe
         "lines " + std::to_string(pr.first_line) + "-" + std::to_string(pr.last_line);
     // --as on text that is not that format: said, not read (pci-cfg read from nvidia-smi -q
     // would make mappings named after the driver version).
-    if (forced && forced->detect(part) == 0) {
+    if (forced && DetectGuarded(*forced, part) == 0) {
       const Importer* looks = nullptr;
       int best = 0;
       for (const auto& imp : ImporterTable())
-        if (int sc = imp.detect(part); sc > best) best = sc, looks = &imp;
+        if (int sc = DetectGuarded(imp, part); sc > best) best = sc, looks = &imp;
       pr.error = std::string("not ") + forced->name + " output" +
                  (looks ? std::string(" (it looks like ") + looks->name + ")" : "");
       rep.notes.push_back(range + ": --as " + forced->name + ": " + pr.error + "; not imported");
@@ -51,7 +54,7 @@ Status ImportText(std::string_view bytes, const std::string& file, const Importe
     // Each part goes into a copy first: a part that turns out not to be its format adds nothing.
     Imported attempt = run->imported;
     attempt.notes.clear();
-    Status s = p.importer->parse(part, src, &attempt);
+    Status s = ParseGuarded(*p.importer, part, src, &attempt);
     if (!s) {
       // What the importer said before it gave up (a block whose key figures were unreadable) is
       // kept: it names the lines.
@@ -80,6 +83,17 @@ Status ImportText(std::string_view bytes, const std::string& file, const Importe
     rep.parts.push_back(pr);
   }
   if (parts.empty()) rep.notes.push_back(file + ": empty (nothing but blank lines)");
+  // Everything this file added, and what is said about it (notes, the prompts' commands, why a
+  // part was not read: each may quote the paste), is redacted here, the one place every importer's
+  // result passes, before the CLI prints or stores any of it. Redaction is idempotent: what an
+  // earlier file added comes out as it went in.
+  CheckNumberDomains(&run->imported, &rep.notes);
+  RedactImported(&run->imported);
+  for (auto& pr : rep.parts) {
+    pr.command = RedactImportedText(std::move(pr.command));
+    pr.error = RedactImportedText(std::move(pr.error));
+  }
+  for (auto& n : rep.notes) n = RedactImportedText(std::move(n));
   run->files.push_back(std::move(rep));
   return OkStatus();
 }

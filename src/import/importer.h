@@ -64,6 +64,16 @@ struct Importer {
 const std::vector<Importer>& ImporterTable();
 const Importer* FindImporter(std::string_view name);
 
+// The table's functions as called from outside the importers (split_session.cc, import_run.cc):
+// an exception an importer lets out (a parser library's, a bad_alloc, a bug) is caught here and
+// becomes an error naming the lines of the part (ParseGuarded) or a "no" (StartsGuarded,
+// DetectGuarded), never the end of the process. Importers are written not to throw; this is the
+// boundary that holds when one does.
+Status ParseGuarded(const Importer& imp, const Lines& lines, const ImportSource& src,
+                    Imported* out);
+bool StartsGuarded(const Importer& imp, const Lines& lines, size_t i);
+int DetectGuarded(const Importer& imp, const Lines& lines);
+
 // The importers, one per file under src/import/.
 Importer TopoMatrixImporter();      // topo_m.cc
 Importer TopoP2pImporter();         // topo_p2p.cc

@@ -3,6 +3,9 @@
 // session is cut, the first row whose starts() says yes names the part: order matters there.
 #include "import/importer.h"
 
+#include <exception>
+#include <string>
+
 namespace dossier::import {
 
 const std::vector<Importer>& ImporterTable() {
@@ -20,6 +23,45 @@ const std::vector<Importer>& ImporterTable() {
       ServerLogImporter(),
   };
   return kTable;
+}
+
+namespace {
+
+std::string LineRange(const Lines& lines) {
+  if (lines.empty()) return "the part";
+  return "lines " + std::to_string(lines.front().number) + "-" +
+         std::to_string(lines.back().number);
+}
+
+}  // namespace
+
+Status ParseGuarded(const Importer& imp, const Lines& lines, const ImportSource& src,
+                    Imported* out) {
+  try {
+    return imp.parse(lines, src, out);
+  } catch (const std::exception& e) {
+    return Error::Invalid(LineRange(lines) + ": the " + imp.name + " reader failed on this part (" +
+                          e.what() + "); please report it with the paste");
+  } catch (...) {
+    return Error::Invalid(LineRange(lines) + ": the " + imp.name +
+                          " reader failed on this part; please report it with the paste");
+  }
+}
+
+bool StartsGuarded(const Importer& imp, const Lines& lines, size_t i) {
+  try {
+    return imp.starts(lines, i);
+  } catch (...) {
+    return false;
+  }
+}
+
+int DetectGuarded(const Importer& imp, const Lines& lines) {
+  try {
+    return imp.detect(lines);
+  } catch (...) {
+    return 0;
+  }
 }
 
 const Importer* FindImporter(std::string_view name) {

@@ -5,6 +5,8 @@
 // UUID), machine type, NUMA cells bound by <numatune>, each PCI <hostdev> with host and guest
 // address, and <qemu:commandline> (x-nv-gpudirect-clique). A paste cut off mid-document keeps
 // what is complete (the open elements are closed where the text stopped) and says where.
+#include <map>
+
 #include "hypervisor/libvirt_domain.h"
 #include "import/import_text.h"
 #include "import/part_text.h"
@@ -49,17 +51,28 @@ void LvCliques(Vm* vm, const std::string& at) {
       h.gpudirect_clique.Unknown("no <qemu:commandline> (no x-nv-gpudirect-clique)", at);
     return;
   }
+  // Every "device.hostdevN.x-nv-gpudirect-clique=V" of the arguments, read once (the first for
+  // each N): a search per hostdev made a domain of many hostdevs and long arguments n².
   const std::string& a = *vm->args;
+  static constexpr std::string_view kDev = "device.hostdev", kKey = ".x-nv-gpudirect-clique=";
+  std::map<size_t, std::string> cliques;
+  for (size_t p = a.find(kDev); p != std::string::npos; p = a.find(kDev, p + 1)) {
+    size_t d = p + kDev.size(), e = d;
+    while (e < a.size() && e - d < 9 && a[e] >= '0' && a[e] <= '9') ++e;
+    if (e == d || a.compare(e, kKey.size(), kKey) != 0) continue;
+    if (e - d > 1 && a[d] == '0') continue;  // "hostdev01" is not hostdev1
+    size_t k = std::stoul(a.substr(d, e - d));
+    size_t b = e + kKey.size(), end = a.find_first_of(" ,", b);
+    cliques.emplace(k, a.substr(b, end == std::string::npos ? std::string::npos : end - b));
+  }
   for (size_t k = 0; k < vm->hostpci.size(); ++k) {
     VmHostPci& h = vm->hostpci[k];
-    std::string key = "device.hostdev" + std::to_string(k) + ".x-nv-gpudirect-clique=";
-    size_t p = a.find(key);
-    if (p == std::string::npos) {
+    auto it = cliques.find(k);
+    if (it == cliques.end()) {
       h.gpudirect_clique.Unknown("no x-nv-gpudirect-clique for it in <qemu:commandline>", at);
       continue;
     }
-    size_t b = p + key.size(), e = a.find_first_of(" ,", b);
-    h.gpudirect_clique.Set(a.substr(b, e == std::string::npos ? std::string::npos : e - b), at);
+    h.gpudirect_clique.Set(it->second, at);
   }
 }
 

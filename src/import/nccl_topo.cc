@@ -16,10 +16,13 @@
 // are counted, the dump does not give them); nccl.ranks[] (rank, CUDA device, bus id);
 // topology.gpu_levels, and topology.nics with gpu_nic_levels / nic_levels when the dump has NICs.
 #include <algorithm>
+#include <map>
 #include <pugixml.hpp>
+#include <unordered_map>
 
 #include "import/import_text.h"
 #include "import/part_text.h"
+#include "util/line_index.h"
 #include "util/text.h"
 
 namespace dossier::import {
@@ -72,23 +75,39 @@ struct NtCpu {
   std::string numaid, affinity_list, at;
 };
 
+// Bounds that keep the work linear in the input, far above any real machine: PCIe switches
+// nest a few levels (NCCL's own limit on path length is far below 64), and the level matrices
+// grow as the square of the GPUs and NICs, so past kMaxMatrixEnds they are not computed.
+constexpr size_t kMaxPciDepth = 64;
+constexpr size_t kMaxMatrixEnds = 256;
+
 struct NtWalk {
-  std::string_view text;
+  const LineIndex* text_lines;  // of the joined text (pugixml keeps byte offsets)
   const Lines* lines;
   const ImportSource* src;
   Imported* out;
   std::vector<NtCpu> cpus;
   std::vector<NtGpu> gpus;
   std::vector<std::pair<std::string, NtEnd>> nics;  // name, where
+  std::unordered_map<std::string, size_t> devices;  // address -> index in machine.pci.devices
+  bool too_deep = false;
 };
 
-// The pasted line of a node (pugixml keeps byte offsets).
+// The pasted line of a node.
 size_t NtLine(const NtWalk& w, const pugi::xml_node& n) {
-  ptrdiff_t off = n.offset_debug();
-  size_t k = 1;
-  for (ptrdiff_t i = 0; i < off && static_cast<size_t>(i) < w.text.size(); ++i)
-    k += w.text[static_cast<size_t>(i)] == '\n';
+  size_t k = std::max<size_t>(1, w.text_lines->LineOf(n.offset_debug()));
   return k <= w.lines->size() ? (*w.lines)[k - 1].number : w.lines->back().number;
+}
+
+// DeviceAt without its search: the walk keeps the index of every address.
+PciDevice& NtDevice(NtWalk* w, const std::string& address) {
+  auto& devs = w->out->machine.pci.devices;
+  auto [it, added] = w->devices.emplace(address, devs.size());
+  if (added) {
+    devs.emplace_back();
+    devs.back().address = address;
+  }
+  return devs[it->second];
 }
 
 std::string NtAt(const NtWalk& w, const pugi::xml_node& n) {
@@ -111,7 +130,15 @@ std::string NtHex(const pugi::xml_node& n, const char* attr) {
   return v.empty() ? v : ToLower(v);
 }
 
-void NtPci(NtWalk* w, const pugi::xml_node& pci, size_t cpu, std::vector<std::string> switches) {
+void NtPci(NtWalk* w, const pugi::xml_node& pci, size_t cpu, std::vector<std::string>* switches) {
+  if (switches->size() >= kMaxPciDepth) {
+    if (!w->too_deep)
+      w->out->notes.push_back(w->src->file + ":" + std::to_string(NtLine(*w, pci)) +
+                              ": <pci> nested more than " + std::to_string(kMaxPciDepth) +
+                              " deep (no real PCIe tree is); what lies deeper is left out");
+    w->too_deep = true;
+    return;
+  }
   auto addr = NormalizePciAddress(pci.attribute("busid").value());
   std::string at = NtAt(*w, pci);
   if (!addr) {
@@ -120,7 +147,7 @@ void NtPci(NtWalk* w, const pugi::xml_node& pci, size_t cpu, std::vector<std::st
                             "'> is not a PCI address; its subtree is left out");
     return;
   }
-  PciDevice& d = DeviceAt(&w->out->machine, *addr);
+  PciDevice& d = NtDevice(w, *addr);
   auto set_str = [&](Fact<std::string>* f, const char* attr) {
     std::string v = NtHex(pci, attr);
     if (!v.empty()) f->Set(v, at);
@@ -137,7 +164,7 @@ void NtPci(NtWalk* w, const pugi::xml_node& pci, size_t cpu, std::vector<std::st
   if (auto numa = ParseInt(c.numaid)) d.numa_node.Set(*numa, c.at);
   if (!c.affinity_list.empty()) d.local_cpus.Set(c.affinity_list, c.at);
   ++w->out->facts;
-  NtEnd here{*addr, cpu, switches, at};
+  NtEnd here{*addr, cpu, *switches, at};
   bool leaf = true;
   for (auto child : pci.children()) {
     std::string tag = child.name();
@@ -162,10 +189,10 @@ void NtPci(NtWalk* w, const pugi::xml_node& pci, size_t cpu, std::vector<std::st
         if (!name.empty() && w->nics.size() < 256) w->nics.push_back({Printable(name, 64), here});
       }
     } else if (tag == "pci") {
-      std::vector<std::string> below = switches;
-      below.push_back(*addr);
+      switches->push_back(*addr);  // one path, extended and restored: no copy per level
       leaf = false;
-      NtPci(w, child, cpu, below);
+      NtPci(w, child, cpu, switches);
+      switches->pop_back();
     }
   }
   (void)leaf;
@@ -188,17 +215,18 @@ Status NtParse(const Lines& lines, const ImportSource& src, Imported* out) {
   CutXml cx = CloseCutXml(text);
   pugi::xml_document doc;
   pugi::xml_parse_result r = doc.load_buffer(cx.text.data(), cx.text.size(), pugi::parse_default);
+  const LineIndex text_lines(cx.text);
   if (!r) {
-    size_t k = 1;
-    for (ptrdiff_t i = 0; i < r.offset && static_cast<size_t>(i) < cx.text.size(); ++i)
-      k += cx.text[static_cast<size_t>(i)] == '\n';
+    size_t k = text_lines.LineOf(r.offset);
     size_t line = k <= lines.size() ? lines[k - 1].number : lines.back().number;
     return Error::Invalid("not valid XML at line " + std::to_string(line) + " (" + r.description() +
                           ")");
   }
   pugi::xml_node sys = doc.child("system");
   if (!sys) return Error::Invalid("no <system> element (not an NCCL topology dump)");
-  NtWalk w{cx.text, &lines, &src, out, {}, {}, {}};
+  NtWalk w{&text_lines, &lines, &src, out, {}, {}, {}, {}, false};
+  for (size_t i = 0; i < out->machine.pci.devices.size(); ++i)
+    w.devices.emplace(out->machine.pci.devices[i].address, i);
   if (cx.cut) {
     size_t line = cx.stopped_at >= 1 && cx.stopped_at <= lines.size()
                       ? lines[cx.stopped_at - 1].number
@@ -214,7 +242,10 @@ Status NtParse(const Lines& lines, const ImportSource& src, Imported* out) {
     if (auto cpus = ParseCpuMask(cpu.attribute("affinity").value()); cpus && !cpus->empty())
       c.affinity_list = FormatCpuList(*cpus);
     w.cpus.push_back(c);
-    for (auto pci : cpu.children("pci")) NtPci(&w, pci, w.cpus.size() - 1, {});
+    for (auto pci : cpu.children("pci")) {
+      std::vector<std::string> switches;
+      NtPci(&w, pci, w.cpus.size() - 1, &switches);
+    }
     for (auto nic : cpu.children("nic"))
       for (auto net : nic.children("net")) {
         std::string name = net.attribute("name").value();
@@ -229,17 +260,32 @@ Status NtParse(const Lines& lines, const ImportSource& src, Imported* out) {
   std::sort(w.gpus.begin(), w.gpus.end(),
             [](const NtGpu& a, const NtGpu& b) { return a.end.busid < b.end.busid; });
   Machine& m = out->machine;
+  // GpuAt, NvmlGpuAt and the rank lookup without their searches: indices kept once.
+  std::unordered_map<int64_t, size_t> gpu_at, nvml_at, rank_at;
+  for (size_t k = 0; k < m.gpus.size(); ++k) gpu_at.emplace(m.gpus[k].index, k);
+  for (size_t k = 0; k < m.nvml.gpus.size(); ++k) nvml_at.emplace(m.nvml.gpus[k].index, k);
+  for (size_t k = 0; k < m.nccl.ranks.size(); ++k) rank_at.emplace(m.nccl.ranks[k].rank, k);
+  auto gpu_of = [&](int64_t i) -> Gpu& {
+    auto [it, added] = gpu_at.emplace(i, m.gpus.size());
+    if (added) m.gpus.emplace_back().index = i;
+    return m.gpus[it->second];
+  };
+  auto nvml_of = [&](int64_t i) -> NvmlGpu& {
+    auto [it, added] = nvml_at.emplace(i, m.nvml.gpus.size());
+    if (added) m.nvml.gpus.emplace_back().index = i;
+    return m.nvml.gpus[it->second];
+  };
   for (size_t i = 0; i < w.gpus.size(); ++i) {
     const NtGpu& g = w.gpus[i];
     const NtCpu& c = w.cpus[g.end.cpu];
-    Gpu& gpu = GpuAt(&m, static_cast<int64_t>(i));
+    Gpu& gpu = gpu_of(static_cast<int64_t>(i));
     gpu.address = g.end.busid;
     if (auto numa = ParseInt(c.numaid)) gpu.numa_node.Set(*numa, c.at);
     if (!c.affinity_list.empty()) gpu.cpu_affinity.Set(c.affinity_list, c.at);
     if (auto sm = ParseInt(g.sm); sm && *sm > 0 && *sm < 1000)
       gpu.compute_capability.Set(std::to_string(*sm / 10) + "." + std::to_string(*sm % 10),
                                  g.end.at);
-    NvmlGpu& n = NvmlGpuAt(&m, static_cast<int64_t>(i));
+    NvmlGpu& n = nvml_of(static_cast<int64_t>(i));
     n.pci_bus_id.Set(g.end.busid, g.end.at);
     n.gpu_index.Set(static_cast<int64_t>(i), g.end.at);
     int64_t link = 0;
@@ -252,26 +298,26 @@ Status NtParse(const Lines& lines, const ImportSource& src, Imported* out) {
         n.nvlinks.push_back(std::move(nl));
       }
     if (g.rank >= 0) {
-      NcclRank* rk = nullptr;
-      for (auto& x : m.nccl.ranks)
-        if (x.rank == g.rank) rk = &x;
-      if (!rk) {
-        m.nccl.ranks.emplace_back();
-        rk = &m.nccl.ranks.back();
-        rk->rank = g.rank;
-      }
+      auto [it, added] = rank_at.emplace(g.rank, m.nccl.ranks.size());
+      if (added) m.nccl.ranks.emplace_back().rank = g.rank;
+      NcclRank* rk = &m.nccl.ranks[it->second];
       if (g.dev >= 0) rk->cuda_device.Set(g.dev, g.end.at);
       rk->bus_id.Set(g.end.busid, g.end.at);
     }
     out->facts += 3;
   }
-  if (!w.gpus.empty()) {
+  if (w.gpus.size() > kMaxMatrixEnds || w.nics.size() > kMaxMatrixEnds) {
+    out->notes.push_back(src.file + ": " + std::to_string(w.gpus.size()) + " GPUs and " +
+                         std::to_string(w.nics.size()) + " NICs: more than " +
+                         std::to_string(kMaxMatrixEnds) +
+                         " (no real node has as many); the levels between them are not computed");
+  } else if (!w.gpus.empty()) {
     auto& lv = m.topology.gpu_levels;
     lv.assign(w.gpus.size(), std::vector<std::string>(w.gpus.size()));
     for (size_t i = 0; i < w.gpus.size(); ++i)
       for (size_t j = 0; j < w.gpus.size(); ++j) lv[i][j] = NtLevel(w.gpus[i].end, w.gpus[j].end);
   }
-  if (!w.nics.empty() && m.topology.nics.empty()) {
+  if (!w.nics.empty() && m.topology.nics.empty() && w.gpus.size() <= kMaxMatrixEnds) {
     auto& t = m.topology;
     for (const auto& [name, end] : w.nics) t.nics.push_back(name);
     t.gpu_nic_levels.assign(w.gpus.size(), std::vector<std::string>(w.nics.size()));

@@ -7,8 +7,9 @@ namespace dossier::import {
 CutXml CloseCutXml(const std::string& xml) {
   CutXml out;
   std::vector<std::string> stack;
-  size_t good_end = 0;                  // just after the last complete tag
-  std::vector<std::string> good_stack;  // the open elements there
+  // Just after the last complete tag. The stack changes only as a tag completes, so the open
+  // elements there are `stack` itself (copying it at every tag made deep XML quadratic).
+  size_t good_end = 0;
   size_t i = 0, n = xml.size();
   while (i < n) {
     size_t lt = xml.find('<', i);
@@ -18,7 +19,6 @@ CutXml CloseCutXml(const std::string& xml) {
       if (e == std::string::npos) break;
       i = e + 3;
       good_end = i;
-      good_stack = stack;
       continue;
     }
     // The tag's end: the first '>' outside quotes.
@@ -46,8 +46,8 @@ CutXml CloseCutXml(const std::string& xml) {
     }
     i = j + 1;
     good_end = i;
-    good_stack = stack;
   }
+  const std::vector<std::string>& good_stack = stack;
   if (good_stack.empty() && Trim(std::string_view(xml).substr(good_end)).empty()) {
     out.text = xml;
     return out;

@@ -84,7 +84,7 @@ const Importer* Detect(const Lines& lines, size_t begin, size_t end) {
   const Importer* best = nullptr;
   int best_score = 0;
   for (const auto& imp : ImporterTable()) {
-    int s = imp.detect(slice);
+    int s = DetectGuarded(imp, slice);
     if (s > best_score) {
       best = &imp;
       best_score = s;
@@ -167,7 +167,7 @@ std::vector<Part> SplitSession(Lines* lines_in, const Importer* forced) {
     for (size_t i = s.begin; i < s.end; ++i) {
       const Importer* starting = nullptr;
       for (const auto& imp : ImporterTable()) {
-        if (imp.starts(lines, i)) {
+        if (StartsGuarded(imp, lines, i)) {
           starting = &imp;
           break;
         }

@@ -1,7 +1,14 @@
 #include "model/json_io.h"
 
+#include <cmath>
+#include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <type_traits>
+#include <vector>
 
+#include "model/number_domain.h"
 #include "model/visit.h"
 
 namespace dossier {
@@ -54,6 +61,115 @@ class Writer {
   std::string path_;
 };
 
+// One checked reader for every value a record holds. nlohmann's get<T>() converts what it can:
+// 1.5 into 1, -1 into 18446744073709551615 as a size, 1e30 into whatever the cast makes of it.
+// Here a number must be whole for an integer, fit its type, and lie in its key's domain
+// (model/number_domain.h); containers are read element by element. What fails is said in `why`,
+// with `range` telling a value outside its domain from a value of the wrong type.
+struct ReadFailure {
+  std::string why;
+  bool range = false;
+};
+
+template <class T>
+struct IsVector : std::false_type {};
+template <class E>
+struct IsVector<std::vector<E>> : std::true_type {};
+template <class T>
+struct IsStringKeyMap : std::false_type {};
+template <class E>
+struct IsStringKeyMap<std::map<std::string, E>> : std::true_type {};
+
+std::string NumberText(const json& j) {
+  return j.dump();
+}
+
+template <class T>
+std::optional<T> ReadValue(const json& j, std::string_view key, ReadFailure* f) {
+  if constexpr (std::is_same_v<T, bool>) {
+    if (!j.is_boolean()) return f->why = "not true or false", std::nullopt;
+    return j.get<bool>();
+  } else if constexpr (std::is_integral_v<T>) {
+    if (!j.is_number()) return f->why = "not a number", std::nullopt;
+    auto out_of_range = [&](const char* what) {
+      f->range = true;
+      f->why = NumberText(j) + " " + what;
+      return std::nullopt;
+    };
+    T v{};
+    if (j.is_number_float()) {
+      double d = j.get<double>();
+      if (!std::isfinite(d) || d != std::trunc(d)) return out_of_range("is not a whole number");
+      // The type's range, in doubles: [min, max + 1) (max + 1 is a power of two, exact).
+      double lo = static_cast<double>(std::numeric_limits<T>::min());
+      double hi = std::ldexp(1.0, std::numeric_limits<T>::digits);
+      if (d < lo || d >= hi) return out_of_range("does not fit the field's type");
+      v = static_cast<T>(d);
+    } else if (j.is_number_unsigned()) {
+      uint64_t u = j.get<uint64_t>();
+      if (u > static_cast<uint64_t>(std::numeric_limits<T>::max()))
+        return out_of_range("does not fit the field's type");
+      v = static_cast<T>(u);
+    } else {
+      int64_t s = j.get<int64_t>();
+      if constexpr (std::is_unsigned_v<T>) {
+        if (s < 0) return out_of_range("is below 0 (a size or count)");
+      } else {
+        if (s < static_cast<int64_t>(std::numeric_limits<T>::min()) ||
+            s > static_cast<int64_t>(std::numeric_limits<T>::max()))
+          return out_of_range("does not fit the field's type");
+      }
+      v = static_cast<T>(s);
+    }
+    if constexpr (std::is_signed_v<T>) {
+      if (static_cast<int64_t>(v) < SmallestAllowed(key)) {
+        auto why = OutsideDomain(key, static_cast<double>(v));
+        f->range = true;
+        f->why = NumberText(j) + " is " + (why ? *why : "outside the field's domain");
+        return std::nullopt;
+      }
+    }
+    return v;
+  } else if constexpr (std::is_floating_point_v<T>) {
+    if (!j.is_number()) return f->why = "not a number", std::nullopt;
+    double d = j.get<double>();
+    if (auto why = OutsideDomain(key, d)) {
+      f->range = true;
+      f->why = NumberText(j) + " is " + *why;
+      return std::nullopt;
+    }
+    return static_cast<T>(d);
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    if (!j.is_string()) return f->why = "not a string", std::nullopt;
+    return j.get<std::string>();
+  } else if constexpr (IsVector<T>::value) {
+    if (!j.is_array()) return f->why = "not an array", std::nullopt;
+    T out;
+    for (const auto& e : j) {
+      auto v = ReadValue<typename T::value_type>(e, key, f);
+      if (!v) return std::nullopt;
+      out.push_back(std::move(*v));
+    }
+    return out;
+  } else if constexpr (IsStringKeyMap<T>::value) {
+    if (!j.is_object()) return f->why = "not an object", std::nullopt;
+    T out;
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      auto v = ReadValue<typename T::mapped_type>(it.value(), key, f);
+      if (!v) return std::nullopt;
+      out.emplace(it.key(), std::move(*v));
+    }
+    return out;
+  } else {
+    try {
+      return j.template get<T>();
+    } catch (const json::exception& e) {
+      f->why = e.what();
+      return std::nullopt;
+    }
+  }
+}
+
 class Reader {
  public:
   Reader(const json& in, const json& prov, std::string path, std::vector<std::string>* warnings)
@@ -79,11 +195,16 @@ class Reader {
       return;
     }
     if (it->is_null()) return;  // unknown; its reason (if any) came from provenance
-    try {
-      f.value = it->template get<T>();
-    } catch (const json::exception& e) {
+    ReadFailure fail;
+    if (auto v = ReadValue<T>(*it, key, &fail)) {
+      f.value = std::move(*v);
+    } else if (fail.range) {
+      f.Unknown("record holds a value outside its domain at " + p + " (" + fail.why + ")",
+                f.source);
+      warnings_->push_back("value outside its domain at " + p + ": " + fail.why);
+    } else {
       f.Unknown("record holds a value of the wrong type at " + p, f.source);
-      warnings_->push_back("wrong type at " + p + ": " + e.what());
+      warnings_->push_back("wrong type at " + p + ": " + fail.why);
     }
   }
 
@@ -105,9 +226,12 @@ class Reader {
         v.back().visit(r);
       }
     } else {
-      try {
-        v = it->template get<T>();
-      } catch (const json::exception&) {
+      ReadFailure fail;
+      if (auto r = ReadValue<T>(*it, key, &fail)) {
+        v = std::move(*r);
+      } else if (fail.range) {  // the default stays
+        warnings_->push_back("value outside its domain at " + path_ + "/" + key + ": " + fail.why);
+      } else {
         Warn(key);
       }
     }

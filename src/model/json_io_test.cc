@@ -66,5 +66,38 @@ TEST(JsonIo, OlderOrDamagedRecordsReadAsUnknownNotCrash) {
   EXPECT_GE(warnings.size(), 2u);
 }
 
+// A number outside its field's domain is unknown with a warning naming the key, as a wrong type
+// is: never a wrong fact (-1 bytes read as 16384 PiB, 1e30 as 0, 1.5 as 1, -7 threads kept).
+TEST(JsonIo, NumbersOutsideTheirDomainAreUnknownWithAWarning) {
+  nlohmann::json j = MachineToJson(Sample());
+  j["memory"]["total_bytes"] = -1;
+  j["cpu"]["threads"] = -7;
+  j["cpu"]["cores"] = 1.5;
+  j["cpu"]["sockets"] = 1e30;
+  j["pci"]["devices"][0]["link"]["current"]["gen"] = -5;
+  j["pci"]["devices"][0]["numa_node"] = -1;  // -1 is "none": kept
+  j["numa"]["nodes"] = nlohmann::json::array({{{"id", 0}, {"memory_bytes", 2.0}}});
+  std::vector<std::string> warnings;
+  Machine m = MachineFromJson(j, &warnings);
+  EXPECT_FALSE(m.memory.total_bytes.known());
+  EXPECT_FALSE(m.cpu.threads.known());
+  EXPECT_FALSE(m.cpu.cores.known());
+  EXPECT_FALSE(m.cpu.sockets.known());
+  EXPECT_FALSE(m.pci.devices[0].link.current.gen.known());
+  EXPECT_EQ(m.pci.devices[0].numa_node.value_or(0), -1);
+  ASSERT_EQ(m.numa.nodes.size(), 1u);
+  EXPECT_EQ(m.numa.nodes[0].memory_bytes.value_or(0), 2u);  // a whole number written as 2.0
+  std::string all;
+  for (const auto& w : warnings) all += w + "\n";
+  for (const char* key : {"/memory/total_bytes", "/cpu/threads", "/cpu/cores", "/cpu/sockets",
+                          "/pci/devices/0/link/current/gen"})
+    EXPECT_NE(all.find(std::string("outside its domain at ") + key), std::string::npos)
+        << key << "\n"
+        << all;
+  EXPECT_EQ(all.find("numa_node"), std::string::npos) << all;
+  EXPECT_NE(m.cpu.threads.unknown.find("outside its domain"), std::string::npos);
+  EXPECT_NE(all.find("1.5 is not a whole number"), std::string::npos) << all;
+}
+
 }  // namespace
 }  // namespace dossier

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <optional>
 
 #include "util/text.h"
 
@@ -14,14 +15,32 @@ namespace {
 // words than "token" and "key".
 
 // Secret wherever they stand in a name: AWS_SECRET_ACCESS_KEY_ID, DB_PASSWORD_VALUE.
-constexpr std::array<std::string_view, 7> kSecretAnywhere = {
-    "secret", "secrets", "password", "passwd", "passphrase", "credential", "credentials"};
+constexpr std::array<std::string_view, 8> kSecretAnywhere = {
+    "secret", "secrets",    "password",   "passwords",
+    "passwd", "passphrase", "credential", "credentials"};
 // Secret as the name's last word: HF_TOKEN, OPENAI_API_KEY, HF_HUB_AUTH, X-Amz-Signature, sig.
 // Not as an earlier one: HF_TOKEN_PATH names a file, --auth-mode a mode, SSH_AUTH_SOCK a socket.
 constexpr std::array<std::string_view, 17> kSecretLast = {
     "token",     "key",     "apikey",     "auth",      "authorization", "signature",
     "sig",       "pass",    "pw",         "pwd",       "cookie",        "accesstoken",
     "authtoken", "hftoken", "privatekey", "secretkey", "accesskey"};
+// Compound words (words written together, no separator: `rootpassword=`, `rootpw=`,
+// `cipassword:`, `clientsecret`). English compounds are head-final: the last part says what the
+// thing is, so "rootpassword" is a password and "passwordless" or "secretary" are not. A word is
+// secret when it ENDS in one of these heads (a plural 's' allowed)...
+//   - anywhere in the name, for the heads that are secret in any position (kSecretAnywhere);
+constexpr std::array<std::string_view, 5> kSecretHeads = {"password", "passwd", "passphrase",
+                                                          "secret", "credential"};
+//   - as the last word only, for heads that are secret as the last word (kSecretLast): "token"
+//     (hftoken, csrftoken), "pw"/"pwd" (rootpw, dbpwd: no English word ends so). "key", "pass"
+//     and "auth" are not heads here: monkey, hotkey, bypass, compass, oauth-the-flag are other
+//     words; their secret compounds are listed whole (apikey, accesskey, …) or with a modifier
+//     (kKeyModifiers).
+constexpr std::array<std::string_view, 3> kSecretLastHeads = {"token", "pw", "pwd"};
+//   - "key" as the head after one of these modifiers: apikey, authkey, sshkey, signingkey…
+constexpr std::array<std::string_view, 14> kKeyModifiers = {
+    "api",    "access",  "secret", "private", "auth", "pass", "signing",
+    "client", "session", "master", "license", "ssh",  "hmac", "encryption"};
 // Short options that take a secret, tool by tool: `openai -k KEY` (the OpenAI CLI), llama.cpp's
 // `-hft TOKEN` (--hf-token). Other short options are not judged by name (-t is threads, -p port).
 constexpr std::array<std::string_view, 2> kSecretShortOptions = {"-k", "-hft"};
@@ -124,20 +143,57 @@ std::string RedactPairs(std::string_view s) {
   return out;
 }
 
+// The end of a '…' or "…" segment that opens at s[i] (just past its closing quote; a backslash
+// escapes in "…"), or of the line when it does not close there.
+size_t QuotedSegmentEnd(std::string_view s, size_t i) {
+  char q = s[i];
+  size_t k = i + 1;
+  while (k < s.size() && s[k] != q && s[k] != '\n') k += (s[k] == '\\' && q == '"') ? 2 : 1;
+  if (k < s.size() && s[k] == q) return k + 1;
+  return std::min(k, s.size());
+}
+
+// The end of the shell word that begins at s[i]: unquoted characters up to a blank, and quoted
+// segments (blanks inside them included) up to their close.
+size_t ShellWordEnd(std::string_view s, size_t i) {
+  size_t k = i;
+  while (k < s.size() && !IsSpace(s[k])) {
+    if (s[k] == '\'' || s[k] == '"')
+      k = QuotedSegmentEnd(s, k);
+    else
+      k += (s[k] == '\\' && k + 1 < s.size() && !IsSpace(s[k + 1])) ? 2 : 1;
+  }
+  return std::min(k, s.size());
+}
+
 // Pass 3: header lines "Authorization: Bearer X", "X-Api-Key: X" (a bare name before ':'),
-// NAME=value and --name=value words. The value runs to the end of the line or of the quoted
-// argument, for headers; to the end of the word, for NAME=value.
+// NAME=value and --name=value words. A header's value runs to the end of the line; NAME=value's
+// to the end of the word, quotes inside it included (a password may hold ',', ';', ')' or a
+// quote: `rootpw=a"b` is one shell word). Inside a double-quoted string (a JSON value, a quoted
+// shell word) both end at the string's closing quote, and after a name that a single quote opened
+// ('X-Api-Key: X') at that quote; a backslash escapes the next character in a "…" string.
 std::string RedactNamedValues(std::string_view s) {
   std::string out;
   size_t i = 0;
+  bool in_dq = false;  // inside "…": a '"' not escaped toggles it
+  auto closes = [&](size_t k, char opener) {
+    return (in_dq && s[k] == '"') || (opener == '\'' && s[k] == '\'');
+  };
   while (i < s.size()) {
     bool word_start = i == 0 || IsSpace(s[i - 1]) || s[i - 1] == '"' || s[i - 1] == '\'' ||
                       s[i - 1] == ',' || s[i - 1] == '{' || s[i - 1] == '(' || s[i - 1] == ';' ||
                       s[i - 1] == '=';  // --env=HF_TOKEN=X, --header=X-Api-Key: X
     if (!word_start || !IsNameChar(s[i])) {
+      if (s[i] == '\\' && in_dq && i + 1 < s.size()) {
+        out.append(s.substr(i, 2));
+        i += 2;
+        continue;
+      }
+      if (s[i] == '"') in_dq = !in_dq;
       out += s[i++];
       continue;
     }
+    char opener = i > 0 && s[i - 1] == '\'' ? '\'' : 0;
     size_t e = i;
     while (e < s.size() && IsNameChar(s[e])) ++e;
     std::string_view name = s.substr(i, e - i);
@@ -147,20 +203,42 @@ std::string RedactNamedValues(std::string_view s) {
     if (s[i] == ':' && i + 2 < s.size() && s[i + 1] == '/' && s[i + 2] == '/') continue;  // URL
     bool header = s[i] == ':';
     out += s[i++];
-    size_t v = i;
-    while (v < s.size() && (s[v] == ' ' || s[v] == '\t')) ++v;
-    out.append(s.substr(i, v - i));
-    i = v;
+    if (header) {  // "X-Api-Key: X": blanks after the colon; NAME=value has none, so
+                   // "--hf-token= --api-key X" is an empty value, not "--api-key" as the value
+      size_t v = i;
+      while (v < s.size() && (s[v] == ' ' || s[v] == '\t')) ++v;
+      out.append(s.substr(i, v - i));
+      i = v;
+    }
     size_t end = i;
-    if (!header && i < s.size() && (s[i] == '"' || s[i] == '\'')) {  // NAME="two words"
-      size_t close = s.find(s[i], i + 1);
-      end = close == std::string_view::npos ? s.size() : close;
-      out += s[i++];
-    } else if (header) {
-      while (end < s.size() && s[end] != '\n' && s[end] != '\r' && s[end] != '"' && s[end] != '\'')
-        ++end;
+    auto skip = [&](size_t k) { return (s[k] == '\\' && in_dq) ? 2 : 1; };
+    if (header) {
+      while (end < s.size() && s[end] != '\n' && s[end] != '\r' && !closes(end, opener))
+        end += skip(end);
+      end = std::min(end, s.size());
+    } else if (in_dq || opener) {
+      // A '…' segment inside the "…" string runs to its own close (HF_HUB_AUTH='Bearer X' after
+      // a stray '"' earlier on the line: the fuzz corpus's case).
+      while (end < s.size() && !IsSpace(s[end]) && !closes(end, opener)) {
+        if (s[end] == '\'' && opener != '\'')
+          end = QuotedSegmentEnd(s, end);
+        else
+          end += skip(end);
+      }
+      end = std::min(end, s.size());
     } else {
-      while (end < s.size() && !EndsValue(s[end])) ++end;
+      // The value is the shell word: NAME="two words", NAME=''/a'b', rootpw=a"b;c". One quoted
+      // segment keeps its quotes around the mark; anything else is replaced whole.
+      end = ShellWordEnd(s, i);
+      char q = i < s.size() ? s[i] : 0;
+      if ((q == '"' || q == '\'') && end - i >= 2 && s[end - 1] == q &&
+          QuotedSegmentEnd(s, i) == end) {
+        out += q;
+        if (end - i > 2) out += kRedacted;
+        out += q;
+        i = end;
+        continue;
+      }
     }
     if (end > i) out += kRedacted;  // (a value already redacted stays as it was)
     i = end;
@@ -207,10 +285,24 @@ std::string RedactSchemes(std::string_view s) {
     size_t v = e;
     while (v < s.size() && (s[v] == ' ' || s[v] == '\t')) ++v;
     size_t end = v;
-    while (end < s.size() && !EndsValue(s[end])) ++end;
-    std::string_view token = s.substr(v, end - v);
-    // "Basic" is also an English word: only a base64-looking credential follows the scheme.
-    bool looks = token != kRedacted && LooksCredential(token, basic ? 8 : 6);
+    bool looks;
+    if (basic) {
+      // "Basic" is also an English word: only a base64-looking credential follows the scheme.
+      while (end < s.size() && !EndsValue(s[end])) ++end;
+      std::string_view token = s.substr(v, end - v);
+      looks = token != kRedacted && LooksCredential(token, 8);
+    } else {
+      // A bearer token is the next word, whatever it holds ('&', '!', quotes: a password pasted
+      // as a token); the quotes and punctuation that close the word's context are left. It is
+      // not a credential when it is an English word ("Bearer of news": lower-case letters).
+      while (end < s.size() && !IsSpace(s[end])) ++end;
+      while (end > v && std::string_view("\"',;)}]>").find(s[end - 1]) != std::string_view::npos)
+        --end;
+      std::string_view token = s.substr(v, end - v);
+      bool word =
+          std::all_of(token.begin(), token.end(), [](char c) { return c >= 'a' && c <= 'z'; });
+      looks = token.size() >= 6 && !word && !s.substr(v).starts_with(kRedacted);
+    }
     out.append(s.substr(i, v - i));
     if (looks) {
       out += kRedacted;
@@ -224,13 +316,34 @@ std::string RedactSchemes(std::string_view s) {
 
 }  // namespace
 
+namespace {
+
+// Whether `w` ends in one of the heads, alone or after a plural 's' (rootpasswords), with at least
+// one letter before it (the bare word is judged by the word tables).
+template <size_t N>
+bool EndsInHead(const std::array<std::string_view, N>& heads, std::string_view w) {
+  if (w.ends_with('s')) w.remove_suffix(1);
+  for (std::string_view h : heads)
+    if (w.size() > h.size() && w.ends_with(h)) return true;
+  return false;
+}
+
+bool IsSecretKeyCompound(std::string_view w) {
+  if (w.ends_with('s')) w.remove_suffix(1);
+  if (!w.ends_with("key") || w.size() == 3) return false;
+  w.remove_suffix(3);
+  return In(kKeyModifiers, w);
+}
+
+}  // namespace
+
 bool IsSecretName(std::string_view name) {
   std::vector<std::string> words = Words(name);
   if (words.empty()) return false;
   for (const auto& w : words)
-    if (In(kSecretAnywhere, w)) return true;
-  if (In(kSecretLast, words.back())) return true;
-  return false;
+    if (In(kSecretAnywhere, w) || EndsInHead(kSecretHeads, w)) return true;
+  const std::string& last = words.back();
+  return In(kSecretLast, last) || EndsInHead(kSecretLastHeads, last) || IsSecretKeyCompound(last);
 }
 
 bool IsSecretOption(std::string_view option) {
@@ -315,6 +428,14 @@ std::vector<std::string> RedactArgv(const std::vector<std::string>& argv) {
   out.reserve(argv.size());
   bool next_is_secret = false;
   char open_quote = 0;  // a redacted value opened a quote: the words up to its close are the value
+  // A quote the key's word opened ("\"Authorization:" of -H "Authorization: Bearer X"): the value's
+  // word closes it, and the words after it are not the value.
+  char key_quote = 0;
+  auto odd_quote = [](const std::string& w) {
+    for (char q : {'\'', '"'})
+      if (std::count(w.begin(), w.end(), q) % 2 == 1) return q;
+    return '\0';
+  };
   // Word i ends a secret key: "{\"token\":", or ":" after "{\"token\"" ({"token" : "X"} split).
   auto ends_key = [&](size_t i) {
     return EndsWithSecretKey(argv[i]) ||
@@ -331,14 +452,34 @@ std::vector<std::string> RedactArgv(const std::vector<std::string>& argv) {
       continue;
     }
     if (next_is_secret && !a.starts_with("--") && !IsSecretOption(a)) {
-      out.push_back(kRedacted);
+      std::string v = kRedacted;
       // The value goes on: "--token 'two words'", "--api-key Bearer X", "--api-key X-Api-Key: X".
       next_is_secret = a.ends_with(':') || In(kSchemes, ToLower(a));
-      for (char q : {'\'', '"'})
-        if (std::count(a.begin(), a.end(), q) % 2 == 1) open_quote = q;
+      for (char q : {'\'', '"'}) {
+        if (std::count(a.begin(), a.end(), q) % 2 == 0) continue;
+        if (q == key_quote) {  // closes the key's quote: kept, as the quote it is
+          key_quote = 0;
+          if (a.ends_with(q)) v += q;
+        } else {
+          open_quote = q;
+        }
+      }
+      out.push_back(std::move(v));
+      if (!next_is_secret) key_quote = 0;
       continue;
     }
     next_is_secret = false;
+    key_quote = 0;
+    // An option opening a quoted string ("--api-key X" as a JSON value, VAR='--token X'): the
+    // same option; the value's word closes the quote.
+    if ((a.starts_with("\"-") || a.starts_with("'-")) && a.size() > 2 &&
+        a.find('=') == std::string::npos && a.find(a[0], 1) == std::string::npos &&
+        IsSecretOption(std::string_view(a).substr(1))) {
+      out.push_back(a);
+      next_is_secret = true;
+      key_quote = a[0];
+      continue;
+    }
     if (a.starts_with('-') && a.size() > 1) {
       size_t eq = a.find('=');
       std::string_view opt = std::string_view(a).substr(0, eq);
@@ -346,6 +487,8 @@ std::vector<std::string> RedactArgv(const std::vector<std::string>& argv) {
         if (eq == std::string::npos) {
           out.push_back(a);
           next_is_secret = true;
+        } else if (eq + 1 == a.size()) {
+          out.push_back(a);  // "--hf-token=": empty, and the next word is not its value
         } else {
           out.push_back(std::string(opt) + "=" + kRedacted);
         }
@@ -359,6 +502,7 @@ std::vector<std::string> RedactArgv(const std::vector<std::string>& argv) {
     }
     out.push_back(RedactText(a));
     next_is_secret = ends_key(i);  // {"token": then its value
+    key_quote = next_is_secret ? odd_quote(a) : 0;
   }
   return out;
 }
@@ -388,6 +532,93 @@ std::string RedactCommandLine(std::string_view line) {
   out += seps.back();
   // Forms that span words ("Authorization: Bearer X" split by the shell, JSON with spaces).
   return RedactText(out);
+}
+
+namespace {
+
+// Where a PEM private key block begins or ends in `line` ("-----BEGIN OPENSSH PRIVATE KEY-----",
+// "-----END RSA PRIVATE KEY-----", "-----BEGIN PGP PRIVATE KEY BLOCK-----"); npos when not.
+size_t PemBoundary(std::string_view line, std::string_view word, size_t from = 0) {
+  std::string marker = "-----" + std::string(word) + " ";
+  for (size_t at = line.find(marker, from); at != std::string_view::npos;
+       at = line.find(marker, at + 1)) {
+    size_t close = line.find("-----", at + marker.size());
+    if (close == std::string_view::npos) break;  // no later marker closes either
+    std::string_view label = line.substr(at + marker.size(), close - at - marker.size());
+    if (label.find("PRIVATE KEY") != std::string_view::npos) return at;
+  }
+  return std::string_view::npos;
+}
+
+// The text after the "-----END … -----" marker at `at`.
+std::string_view AfterPemEnd(std::string_view line, size_t at) {
+  size_t close = line.find("-----", at + 9);
+  return close == std::string_view::npos ? std::string_view() : line.substr(close + 5);
+}
+
+}  // namespace
+
+std::string PasteRedactor::Line(std::string_view line) {
+  if (in_key_) {
+    size_t end = PemBoundary(line, "END");
+    if (end == std::string_view::npos) return "";
+    in_key_ = false;
+    return Line(AfterPemEnd(line, end));  // what follows the block on its last line
+  }
+  size_t begin = PemBoundary(line, "BEGIN");
+  if (begin == std::string_view::npos) return RedactCommandLine(line);
+  std::string out = RedactCommandLine(line.substr(0, begin)) + kRedactedKey;
+  size_t end = PemBoundary(line, "END", begin);
+  if (end == std::string_view::npos) {
+    in_key_ = true;
+    return out;
+  }
+  return out + Line(AfterPemEnd(line, end));  // a block with its newlines lost: one line
+}
+
+namespace {
+
+// A JSON array written one element a line (dump(2), every pretty-printer): "--api-key", then its
+// value on the next line. `secret_next` carries the first line's verdict to the second.
+std::optional<std::string> JsonArrayValue(std::string_view line, bool* secret_next) {
+  std::string_view t = Trim(line);
+  bool lone_string = t.size() >= 2 && t.front() == '"' &&
+                     (t.back() == '"' || (t.ends_with("\",") && t.size() >= 3));
+  if (*secret_next && lone_string) {
+    *secret_next = false;
+    size_t lead = line.find('"');
+    return std::string(line.substr(0, lead)) + "\"" + kRedacted + "\"" +
+           (t.ends_with(',') ? "," : "");
+  }
+  *secret_next = false;
+  if (lone_string) {
+    std::string_view word = t.substr(1, t.size() - (t.ends_with(',') ? 3 : 2));
+    *secret_next = word.find('=') == std::string_view::npos && IsSecretOption(word);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string RedactPaste(std::string_view text) {
+  PasteRedactor r;
+  bool secret_next = false;
+  std::string out;
+  out.reserve(text.size());
+  size_t i = 0;
+  while (true) {
+    size_t nl = text.find('\n', i);
+    std::string_view line = text.substr(i, nl == std::string_view::npos ? nl : nl - i);
+    bool cr = line.ends_with('\r');
+    if (cr) line.remove_suffix(1);
+    auto value = JsonArrayValue(line, &secret_next);
+    out += value ? *value : r.Line(line);
+    if (cr) out += '\r';
+    if (nl == std::string_view::npos) break;
+    out += '\n';
+    i = nl + 1;
+  }
+  return out;
 }
 
 std::string Base64(std::string_view bytes) {
@@ -519,6 +750,14 @@ const std::vector<RedactionRule>& RedactionRules() {
       {"camelCase JSON key", "{\"apiKey\": \"S3CR3T\"}", "S3CR3T", "{\"apiVersion\": \"2\"}"},
       {"secret word anywhere in the name", "DB_PASSWORD_VALUE=S3CR3T", "S3CR3T",
        "DB_PASSWORDLESS=1"},
+      {"compound word ending in a secret word", "ro rootpassword=S3CR3T quiet", "S3CR3T",
+       "ro keyboard=us pci=noaer iommu=pt quiet"},
+      {"compound word ending in pw", "rootpw=S3CR3T", "S3CR3T", "secretary=alice"},
+      {"compound key line of a VM config", "cipassword: S3CR3T", "S3CR3T", "ciupgrade: 1"},
+      {"compound key with a modifier", "--apikey S3CR3T", "S3CR3T", "--hotkey F1"},
+      {"empty value before a secret option", "--hf-token= --api-key S3CR3T", "S3CR3T",
+       "--hf-token= --port 8000"},
+      {"NAME=value holding ',' and ';'", "password=a,S3CR3T;x", "S3CR3T", "pci=noaer,nomsi"},
   };
   return kRules;
 }

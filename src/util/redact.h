@@ -37,6 +37,23 @@ std::vector<std::string> RedactArgv(const std::vector<std::string>& argv);
 // The same for a command line held as one string; white space between words is kept.
 std::string RedactCommandLine(std::string_view line);
 
+// A pasted text (what `dossier import` keeps as the original): every line as a command line
+// (RedactCommandLine: `export HF_TOKEN=…`, `cipassword: …`, `password=` in a description, env
+// dumps), and PEM private key blocks ("-----BEGIN … PRIVATE KEY-----" to "-----END …-----",
+// OpenSSH, RSA, EC, PKCS#8, PGP) removed whole: their first line becomes kRedactedKey and the
+// others empty, so line numbers still point where they pointed. A block that never ends (a cut
+// paste) runs to the end of the text.
+inline constexpr const char* kRedactedKey = "<redacted: private key>";
+std::string RedactPaste(std::string_view text);
+// The same, one line at a time in order (the lines of one text), for texts already cut in lines.
+class PasteRedactor {
+ public:
+  std::string Line(std::string_view line);
+
+ private:
+  bool in_key_ = false;
+};
+
 // Text a remote party sends back (serve-bench's server answers): every occurrence of a secret
 // this process sent (the API key, URL credentials, their "Basic" base64 and percent forms) is
 // redacted, then the text rules apply. A server or proxy that echoes the request thus cannot

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace dossier {
 namespace {
 
@@ -145,6 +147,69 @@ TEST(Redact, EchoedSecretsInEveryFormTheyWereSent) {
   EXPECT_EQ(out.find("p@ss/w0rd"), std::string::npos) << out;
   EXPECT_EQ(Base64("alice:secret"), "YWxpY2U6c2VjcmV0");
   EXPECT_EQ(Base64("ab"), "YWI=");
+}
+
+// Compound keys (head-final: the last part says what it is) and the word lists' limits.
+TEST(Redact, CompoundKeysThatEndInASecretWord) {
+  for (const char* secret : {"rootpassword", "rootpw", "cipassword", "rootpasswd", "clientsecret",
+                             "DB_ROOTPASSWORD_FILE", "hftoken", "csrftoken", "dbpwd", "apikey",
+                             "sshkey", "signingKey", "rootpasswords", "keypassphrase"})
+    EXPECT_TRUE(IsSecretName(secret)) << secret;
+  for (const char* kept : {"keyboard", "pci", "iommu", "passwordless", "secretary", "monkey",
+                           "hotkey", "bypass", "compass", "tokens", "tokenizer", "max_tokens",
+                           "passthrough", "keymap", "pcie_aspm", "ciupgrade", "cpw_mode"})
+    EXPECT_FALSE(IsSecretName(kept)) << kept;
+  EXPECT_EQ(RedactCommandLine("BOOT_IMAGE=/vmlinuz rootpassword=hunter2 rootpw=x2 keyboard=us"),
+            "BOOT_IMAGE=/vmlinuz rootpassword=<redacted> rootpw=<redacted> keyboard=us");
+}
+
+// An empty value is empty: the next word is not taken for it, so the option after it keeps its
+// own value's redaction (the fuzz soak's "--hf-token= --api-key sk-…").
+TEST(Redact, AnEmptyValueDoesNotShiftTheNextWord) {
+  EXPECT_EQ(RedactCommandLine("vllm serve m --hf-token= --api-key sk-SECRET"),
+            "vllm serve m --hf-token= --api-key <redacted>");
+  EXPECT_EQ(RedactCommandLine("TOKEN= Bearer sk-SECRET1"), "TOKEN= Bearer <redacted>");
+  auto r = RedactArgv({"vllm", "--hf-token=", "--api-key", "sk-SECRET"});
+  EXPECT_EQ(r[1], "--hf-token=");
+  EXPECT_EQ(r[3], "<redacted>");
+}
+
+// A pasted text: each line as a command line, PEM private key blocks removed whole with the line
+// count kept (the facts' line numbers still point at their lines).
+TEST(Redact, PastedTextLosesItsSecretsAndItsPrivateKeysWhole) {
+  std::string paste =
+      "$ export HF_TOKEN=hf_S3CR3T1\n"
+      "cipassword: S3CR3T2\r\n"
+      "-----BEGIN OPENSSH PRIVATE KEY-----\n"
+      "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n"
+      "S3CR3T3body\n"
+      "-----END OPENSSH PRIVATE KEY-----\n"
+      "after the key\n"
+      "x -----BEGIN RSA PRIVATE KEY----- MIIS3CR3T4 -----END RSA PRIVATE KEY----- y\n"
+      "-----BEGIN CERTIFICATE-----\n"  // not a private key: kept
+      "MIIcert\n"
+      "-----END CERTIFICATE-----\n"
+      "-----BEGIN PRIVATE KEY-----\n"
+      "S3CR3T5cut";  // a paste cut inside a key
+  std::string out = RedactPaste(paste);
+  EXPECT_EQ(out.find("S3CR3T"), std::string::npos) << out;
+  EXPECT_EQ(out.find("b3BlbnNzaC1"), std::string::npos) << out;
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), std::count(paste.begin(), paste.end(), '\n'));
+  EXPECT_NE(out.find("cipassword: <redacted>\r\n"), std::string::npos) << out;
+  EXPECT_NE(out.find(std::string(kRedactedKey) + "\n\n\n\nafter the key\n"), std::string::npos)
+      << out;
+  EXPECT_NE(out.find(std::string("x ") + kRedactedKey + " y\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("MIIcert"), std::string::npos) << out;
+  EXPECT_TRUE(out.ends_with(std::string(kRedactedKey) + "\n")) << out;  // its last line: empty
+  // A JSON file as dump(2) writes it: an argv one element a line, an env value holding options.
+  std::string json =
+      "  \"argv\": [\n    \"--api-key\",\n    \"S3CR3T6\",\n    \"--port\",\n    \"8000\"\n  ],\n"
+      "  \"env\": {\"VLLM_ARGS\": \"--api-key S3CR3T7 --tp 8\"}\n";
+  out = RedactPaste(json);
+  EXPECT_EQ(out.find("S3CR3T"), std::string::npos) << out;
+  EXPECT_NE(out.find("    \"<redacted>\",\n    \"--port\",\n    \"8000\"\n"), std::string::npos)
+      << out;
+  EXPECT_NE(out.find("\"--api-key <redacted> --tp 8\"}"), std::string::npos) << out;
 }
 
 }  // namespace

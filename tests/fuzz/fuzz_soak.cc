@@ -1,20 +1,27 @@
-// A time-bounded fuzz run of every entry of tests/fuzz/fuzz_entries.cc without libFuzzer: random
-// mutations (bit and byte changes, inserted and erased runs, repeated runs, splices of two
-// samples, boundary numbers, truncation) of each entry's corpus, chained through a pool of earlier
-// mutants, for a set time per entry. CI runs it in the ASan+UBSan build (scripts/test.sh
-// --sanitize), where a clang build with libFuzzer's runtime does not fit the time budget; it is
-// blind where libFuzzer follows coverage (scripts/fuzz.sh, by hand), but it is a real fuzz run
-// of every parser on every CI pass, and what it finds is kept.
+// A fuzz run of every entry of tests/fuzz/fuzz_entries.cc without libFuzzer: random mutations
+// (bit and byte changes, inserted and erased runs, repeated runs, splices of two samples, boundary
+// numbers, truncation) of each entry's corpus, chained through a pool of earlier mutants. It is
+// blind where libFuzzer follows coverage (scripts/fuzz.sh, by hand), but it runs every parser on
+// every pass, and what it finds is kept. Two ways to run it:
 //
-// usage: dossier_fuzz_soak [--seconds S] [--seed N] [--entry NAME] [--corpus DIR]
+//   - Deterministic (--inputs N, the suite and CI's sanitizer pass): a fixed number of inputs per
+//     entry from a fixed seed (--seed, default 1), each entry's mutations drawn from its own
+//     generator seeded by the seed and the entry's name, the corpus read in name order. The same
+//     commit gives the same inputs, so the same verdict: a red run is a reason, never bad luck.
+//   - A hunt (--seconds S, scripts/fuzz-hunt.sh): a random seed unless one is given, bounded by
+//     time per entry. What it finds is saved to CRASH_DIR and becomes a corpus file (and a test),
+//     so the deterministic run covers it from then on.
+//
+// usage: dossier_fuzz_soak (--inputs N | --seconds S) [--seed N] [--entry NAME] [--corpus DIR]
 //                          [--crash-dir DIR]
-// A crash (a sanitizer report, a signal) or an input that runs longer than 10 s leaves the input
-// in CRASH_DIR/ENTRY-crash (or -timeout) and exits non-zero; rerun one with the same --seed, or
-// feed the file to the entry's corpus directory and the suite's Corpus test.
+// A crash (a sanitizer report, a signal, an uncaught exception) or an input that runs longer than
+// 10 s leaves the input in CRASH_DIR/ENTRY-crash (or -timeout) and exits non-zero; rerun one with
+// the same --seed, or feed the file to the entry's corpus directory and the suite's Corpus test.
 #include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -90,6 +97,13 @@ std::string Slurp(const std::filesystem::path& p) {
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+// FNV-1a of an entry's name: the same on every platform (std::hash is not promised to be).
+uint64_t Fnv1a(const char* s) {
+  uint64_t h = 14695981039346656037ull;
+  for (; *s; ++s) h = (h ^ static_cast<unsigned char>(*s)) * 1099511628211ull;
+  return h;
 }
 
 class Mutator {
@@ -195,18 +209,20 @@ class Mutator {
 
 struct Options {
   double seconds = 5;
+  uint64_t inputs = 0;  // per entry; 0: bounded by --seconds instead
   uint64_t seed = 0;
-  bool seed_given = false;
+  bool seed_given = false, seconds_given = false;
   std::string entry;
   std::string corpus = DOSSIER_SOURCE_DIR "/tests/corpus";
   std::string crash_dir = ".";
 };
 
 int Usage(const char* why) {
-  std::fprintf(stderr,
-               "dossier_fuzz_soak: %s\nusage: dossier_fuzz_soak [--seconds S] [--seed N] "
-               "[--entry NAME] [--corpus DIR] [--crash-dir DIR]\n",
-               why);
+  std::fprintf(
+      stderr,
+      "dossier_fuzz_soak: %s\nusage: dossier_fuzz_soak (--inputs N | --seconds S) [--seed N] "
+      "[--entry NAME] [--corpus DIR] [--crash-dir DIR]\n",
+      why);
   return 2;
 }
 
@@ -222,6 +238,11 @@ int main(int argc, char** argv) {
     if (a == "--seconds") {
       o.seconds = std::strtod(v.c_str(), &end);
       if (*end || !(o.seconds >= 0)) return Usage("--seconds takes a number of seconds");
+      o.seconds_given = true;
+    } else if (a == "--inputs") {
+      o.inputs = std::strtoull(v.c_str(), &end, 10);
+      if (*end || v.empty() || v[0] == '-' || o.inputs == 0)
+        return Usage("--inputs takes a positive number of inputs per entry");
     } else if (a == "--seed") {
       o.seed = std::strtoull(v.c_str(), &end, 10);
       if (*end) return Usage("--seed takes a number");
@@ -236,7 +257,8 @@ int main(int argc, char** argv) {
       return Usage(("unknown option " + a).c_str());
     }
   }
-  if (!o.seed_given) o.seed = std::random_device{}();
+  if (o.inputs > 0 && o.seconds_given) return Usage("--inputs and --seconds: one or the other");
+  if (!o.seed_given) o.seed = o.inputs > 0 ? 1 : std::random_device{}();
 
   std::vector<dossier::fuzz::FuzzEntry> entries = dossier::fuzz::FuzzEntries();
   if (o.entry == "selftest-abort") entries = {{"selftest-abort", SelfTestAbort}};
@@ -251,19 +273,29 @@ int main(int argc, char** argv) {
   for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) ::signal(sig, OnSignal);
   ::signal(SIGALRM, OnAlarm);
 
-  std::fprintf(stderr, "fuzz-soak: seed %llu, %.1f s per entry, %zu entries\n",
-               static_cast<unsigned long long>(o.seed), o.seconds, entries.size());
-  Mutator mut(o.seed);
+  if (o.inputs > 0)
+    std::fprintf(stderr, "fuzz-soak: seed %llu, %llu inputs per entry, %zu entries\n",
+                 static_cast<unsigned long long>(o.seed), static_cast<unsigned long long>(o.inputs),
+                 entries.size());
+  else
+    std::fprintf(stderr, "fuzz-soak: seed %llu, %.1f s per entry, %zu entries\n",
+                 static_cast<unsigned long long>(o.seed), o.seconds, entries.size());
   uint64_t total = 0;
   for (const auto& e : entries) {
     std::snprintf(g_crash_path, sizeof g_crash_path, "%s/%s-crash", o.crash_dir.c_str(), e.name);
     std::snprintf(g_timeout_path, sizeof g_timeout_path, "%s/%s-timeout", o.crash_dir.c_str(),
                   e.name);
+    // Each entry its own generator: adding an entry or a corpus file elsewhere changes no other
+    // entry's inputs.
+    Mutator mut(o.seed ^ Fnv1a(e.name));
     std::vector<std::string> pool;
     std::filesystem::path dir = std::filesystem::path(o.corpus) / e.name;
+    std::vector<std::filesystem::path> files;  // in name order: the directory's order is not fixed
     if (std::filesystem::is_directory(dir, ec))
       for (const auto& f : std::filesystem::directory_iterator(dir, ec))
-        if (f.is_regular_file(ec)) pool.push_back(Slurp(f.path()));
+        if (f.is_regular_file(ec)) files.push_back(f.path());
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) pool.push_back(Slurp(f));
     if (pool.empty()) pool.push_back("seed-input\n");  // the self-test entry has no corpus
     const size_t samples = pool.size();
 
@@ -284,7 +316,8 @@ int main(int argc, char** argv) {
         else if (samples < kPoolMax)
           pool[samples + mut.Below(kPoolMax - samples)] = input;
       }
-    } while (runs % 16 != 0 || std::chrono::steady_clock::now() < deadline);
+    } while (o.inputs > 0 ? runs < o.inputs
+                          : (runs % 16 != 0 || std::chrono::steady_clock::now() < deadline));
     g_input = nullptr;
     total += runs;
     std::fprintf(stderr, "fuzz-soak: %s: %llu inputs from %zu samples\n", e.name,
