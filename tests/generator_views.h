@@ -90,7 +90,7 @@ inline View GeneratorView(const GeneratorFields& f) {
     for (size_t j = i + 1; j < l.gpus.size(); ++j) {
       HostP2p h =
           HostP2pBetween(v.machines[0].machine, l.gpus[i].host_address, l.gpus[j].host_address);
-      l.pairs.push_back({i, j, h.level, h.can, h.why});
+      l.pairs.push_back({i, j, h.level, h.can, h.decided, h.why});
     }
   v.links = {l};
   return v;

@@ -55,6 +55,7 @@ const std::set<std::string> kCovered = {
     "notes.contradicted",
     "decode.communication-bound",
     "vm.mapping-stale",
+    "plan.server-disagrees",  // tests/plan_cli_test.cc: a log 40 % off fires, one 2 % off is silent
 };
 
 void Fires(const json& doc, const std::string& id, size_t machine = 0) {

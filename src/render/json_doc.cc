@@ -172,7 +172,14 @@ std::string RenderJson(const View& view, const Analysis& a) {
     // Present only for machines serving a model whose config.json was read (docs/json.md).
     if (!ma.memory_plans.empty()) {
       m["memory_plans"] = nlohmann::json::array();
-      for (const auto& p : ma.memory_plans) m["memory_plans"].push_back(MemoryPlanJson(p));
+      for (size_t i = 0; i < ma.memory_plans.size(); ++i) {
+        nlohmann::json pj = MemoryPlanJson(ma.memory_plans[i]);
+        // Unknown is null with its reason in the machine's provenance, as for every fact.
+        for (const auto& [key, why] : pj["unknown"].items())
+          m["provenance"]["/memory_plans/" + std::to_string(i) + "/" + key] = {
+              {"from", "dossier plan (docs/memory-plan.md)"}, {"unknown", why}};
+        m["memory_plans"].push_back(std::move(pj));
+      }
     }
     // Present only for machines with `dossier import` records (docs/json.md).
     if (!mv.imports.empty()) {

@@ -48,7 +48,7 @@ bool BelowMax(const PciLink& l) {
          (l.current.width.known() && l.max.width.known() && *l.current.width < *l.max.width);
 }
 
-bool IsBridge(const PciDevice& d) {
+bool IsPortOrBridge(const PciDevice& d) {
   static const std::set<std::string> kPorts = {"root_port", "upstream", "downstream",
                                                "pcie_to_pci_bridge", "pci_to_pcie_bridge"};
   return (d.port_type.known() && kPorts.count(*d.port_type)) ||
@@ -223,7 +223,7 @@ void MdIommuAcs(const MachineView& mv, std::string* out) {
   std::vector<std::string> listed;
   for (const auto& d : m.pci.devices) {
     bool has = d.acs.present.known() && *d.acs.present;
-    bool bridge = IsBridge(d);
+    bool bridge = IsPortOrBridge(d);
     if (!has && !bridge) continue;
     // A pasted bridge whose ACS no paste showed: nothing to say about it here (the pasted
     // ACSCtl lines without their devices are listed below).

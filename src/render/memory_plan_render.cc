@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "analyze/model_size.h"
 #include "render/md_util.h"
 
 namespace dossier {
@@ -26,7 +27,7 @@ std::string Count(const Fact<uint64_t>& f) {
 
 std::string Params(const Fact<uint64_t>& f) {
   if (!f.known()) return md::Cell(f);
-  return fmt::format("{:.1f} B", static_cast<double>(*f) / 1e9);
+  return ParamsText(*f);  // as the model's table says it
 }
 
 std::string Concurrency(const Fact<double>& f) {
