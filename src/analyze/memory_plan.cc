@@ -76,10 +76,6 @@ struct Part {
   std::string format;
 };
 
-int64_t CeilDiv(int64_t a, int64_t b) {
-  return b <= 0 ? a : (a + b - 1) / b;
-}
-
 // The layers a pipeline stage holds, as vLLM's get_pp_indices splits them: L / PP each, the
 // remainder to the last stages.
 std::vector<std::pair<int64_t, int64_t>> StageLayers(int64_t layers, int64_t pp) {

@@ -200,9 +200,8 @@ int RunP2p(const std::vector<std::string>& args) {
   if (m.interrupted) rc = kExitFailure;
   // Every result waived (no GPU usable, no far node, no peer access): nothing was measured, and
   // exit 0 would read as a run that measured and found nothing wrong.
-  if (!m.results.empty() &&
-      std::all_of(m.results.begin(), m.results.end(),
-                  [](const P2pResult& r) { return r.verdict == "waived"; })) {
+  if (!m.results.empty() && std::all_of(m.results.begin(), m.results.end(),
+                                        [](const P2pResult& r) { return r.verdict == "waived"; })) {
     std::fprintf(stderr, "dossier p2p: nothing was measured: every result was waived (%s)\n",
                  m.results.front().detail.c_str());
     rc = kExitFailure;

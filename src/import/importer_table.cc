@@ -19,8 +19,7 @@ const std::vector<Importer>& ImporterTable() {
       NcclTopoImporter(),       CollectJsonImporter(), PciCfgImporter(),
       QemuServerConfImporter(), QemuCmdlineImporter(), VirshDumpxmlImporter(),
       NumactlImporter(),        LscpuImporter(),       DmidecodeImporter(),
-      VmStartErrorImporter(),   P2pTableImporter(),
-      ServerLogImporter(),
+      VmStartErrorImporter(),   P2pTableImporter(),    ServerLogImporter(),
   };
   return kTable;
 }

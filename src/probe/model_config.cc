@@ -300,8 +300,7 @@ void ReadShape(const ConfigView& c, ModelConfig* out) {
   GetInt(c, {"qk_rope_head_dim"}, &out->qk_rope_head_dim);
   GetInt(c, {"v_head_dim"}, &out->v_head_dim);
   GetInt(c, {"num_nextn_predict_layers", "num_mtp_layers"}, &out->mtp_layers);
-  GetInt(c, {"max_position_embeddings", "max_sequence_length", "seq_length"},
-         &out->context_length);
+  GetInt(c, {"max_position_embeddings", "max_sequence_length", "seq_length"}, &out->context_length);
   GetInt(c, {"sliding_window"}, &out->sliding_window);
   // layer_types: ["sliding_attention", "full_attention", …] per layer.
   if (auto h = c.Find({"layer_types"}); h.v && h.v->is_array()) {

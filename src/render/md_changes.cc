@@ -22,15 +22,16 @@ const char* Heading(const std::string& kind) {
 // "(2026-12-03T09:00:00Z, boot `9b21d4f0`)"; a pasted state has no boot id: "(import, TIME)".
 std::string SideText(const DiffSide& s) {
   if (s.kind == "import") return "(import of pasted outputs, " + md::Escape(s.time) + ")";
-  return "(" + md::Escape(s.time) + ", boot " + md::Code(std::string(CutUtf8(s.boot_id, 8)), false) +
-         ")";
+  return "(" + md::Escape(s.time) + ", boot " +
+         md::Code(std::string(CutUtf8(s.boot_id, 8)), false) + ")";
 }
 
 }  // namespace
 
 void MdChanges(const MachineDiff& d, std::string* out) {
-  *out += "From " + md::Code(d.from.file, false) + " " + SideText(d.from) + " to " + md::Code(d.to.file, false) +
-          " " + SideText(d.to) + (d.rebooted ? ": the machine rebooted in between." : ".") + "\n\n";
+  *out += "From " + md::Code(d.from.file, false) + " " + SideText(d.from) + " to " +
+          md::Code(d.to.file, false) + " " + SideText(d.to) +
+          (d.rebooted ? ": the machine rebooted in between." : ".") + "\n\n";
   if (!d.not_compared.empty()) {
     *out += "Compared only on what both states show; not compared:\n\n";
     for (const auto& n : d.not_compared) *out += "- " + md::Escape(n) + "\n";

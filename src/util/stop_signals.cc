@@ -53,7 +53,7 @@ extern "C" void OnStopSignal(int sig) {
   g_presses.store(1);
   g_press_ns.store(now);
   StopSay(": stopping: storing what was measured; further signals are ignored until then ",
-      "(press Ctrl-C again within 5 s to quit without storing)\n");
+          "(press Ctrl-C again within 5 s to quit without storing)\n");
   errno = saved;
 }
 
