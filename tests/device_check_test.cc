@@ -4,20 +4,16 @@
 // (tests/fixtures/device-check/), and must pass; a changed power limit or bandwidths 20 % off
 // must fail it. On a real GPU machine the same script runs on the real libraries and tools.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <cstdio>
 #include <string>
 
+#include "tests/run_cli.h"
 #include "tests/standin_paths.h"
 
 namespace dossier {
 namespace {
 
-struct Ran {
-  int rc = -1;
-  std::string out;
-};
+using Ran = testing::CliResult;
 
 Ran DeviceCheck(const std::string& env, const std::string& args = "") {
   const std::string fixtures = std::string(DOSSIER_SOURCE_DIR) + "/tests/fixtures/device-check";
@@ -25,15 +21,7 @@ Ran DeviceCheck(const std::string& env, const std::string& args = "") {
                     DOSSIER_SOURCE_DIR + "/scripts/device-check.sh --dossier " + DOSSIER_BINARY +
                     " --nvml-lib " + testing::NvmlStandin() + " --cuda-lib " +
                     testing::CudaStandin() + " --sizes 1,64 --budget 120 " + args + " 2>&1";
-  Ran r;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  int st = ::pclose(p);
-  r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
+  return testing::RunShell(cmd);
 }
 
 bool HavePython() {
@@ -43,7 +31,7 @@ bool HavePython() {
 TEST(DeviceCheck, AgreesWithNvidiaSmiAndNvbandwidthOnTheStandIns) {
   if (!HavePython()) GTEST_SKIP() << "python3 missing";
   Ran r = DeviceCheck("");
-  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_EQ(r.code, 0) << r.out;
   // The facts table: NVML's facts beside nvidia-smi's, each agreeing.
   EXPECT_NE(r.out.find("| GPU 0 0000:05:00.0 | name | NVIDIA H200 | NVIDIA H200 | yes |"),
             std::string::npos)
@@ -67,14 +55,14 @@ TEST(DeviceCheck, AgreesWithNvidiaSmiAndNvbandwidthOnTheStandIns) {
 TEST(DeviceCheck, ADisagreementOrARatioOutsideTheBandFails) {
   if (!HavePython()) GTEST_SKIP() << "python3 missing";
   Ran facts = DeviceCheck("FAKE_SMI_POWER_LIMIT=600.00", "--no-bandwidth");
-  EXPECT_EQ(facts.rc, 1) << facts.out;
+  EXPECT_EQ(facts.code, 1) << facts.out;
   EXPECT_NE(facts.out.find("| power limit (W) | 700.0 | 600.00 | **NO** |"), std::string::npos)
       << facts.out;
   Ran slow = DeviceCheck("FAKE_NVB_FACTOR=1.2");
-  EXPECT_EQ(slow.rc, 1) << slow.out;
+  EXPECT_EQ(slow.code, 1) << slow.out;
   EXPECT_NE(slow.out.find("| 0.833 | **NO** |"), std::string::npos) << slow.out;
   Ran usage = DeviceCheck("", "--sizes 1M");
-  EXPECT_EQ(usage.rc, 2) << usage.out;
+  EXPECT_EQ(usage.code, 2) << usage.out;
 }
 
 }  // namespace

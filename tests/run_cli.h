@@ -14,10 +14,9 @@ struct CliResult {
   std::string out;  // stdout and stderr together
 };
 
-// args are passed to the shell as written: quote them.
-inline CliResult RunCli(const std::string& args) {
+// A shell command line, stdout and stderr together (the caller adds 2>&1 where it wants it).
+inline CliResult RunShell(const std::string& cmd) {
   CliResult r;
-  std::string cmd = std::string(DOSSIER_BINARY) + " " + args + " 2>&1";
   FILE* p = ::popen(cmd.c_str(), "r");
   if (!p) return r;
   std::array<char, 4096> buf;
@@ -26,6 +25,11 @@ inline CliResult RunCli(const std::string& args) {
   int status = ::pclose(p);
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
+}
+
+// args are passed to the shell as written: quote them.
+inline CliResult RunCli(const std::string& args) {
+  return RunShell(std::string(DOSSIER_BINARY) + " " + args + " 2>&1");
 }
 
 }  // namespace dossier::testing

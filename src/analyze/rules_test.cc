@@ -340,12 +340,15 @@ TEST(RuleGpuHealth, EccRemapAndRecoveryAreCritical) {
   Machine r = SeedGuest(2);
   r.nvml.gpus = {HealthyNvmlGpu(0, "0000:01:00.0")};
   r.nvml.gpus[0].health.remap_pending = Known(true, "nvml");
-  const Finding* f = Find(RunOn(ViewOf({r})), "gpu.health");
+  // The findings are kept: Find points into them.
+  std::vector<Finding> remap = RunOn(ViewOf({r}));
+  const Finding* f = Find(remap, "gpu.health");
   ASSERT_TRUE(f);
   EXPECT_NE(f->title.find("row remap pending"), std::string::npos);
   r.nvml.gpus[0].health.remap_pending = Known(false, "nvml");
   r.nvml.gpus[0].health.recovery_action = Known<std::string>("drain_and_reset", "nvml");
-  f = Find(RunOn(ViewOf({r})), "gpu.health");
+  std::vector<Finding> recovery = RunOn(ViewOf({r}));
+  f = Find(recovery, "gpu.health");
   ASSERT_TRUE(f);
   EXPECT_NE(f->title.find("asks for drain_and_reset"), std::string::npos);
 }
@@ -363,7 +366,8 @@ TEST(RuleGpuHealth, ReplaysClimbingWithinOneBoot) {
       PreviousBoot{{"r1.json", "collect", "t", "dossier"}, "b", earlier};
   EXPECT_FALSE(Fires(v, "gpu.health"));  // the same count: not climbing
   v.machines[0].machine.nvml.gpus[0].health.pcie_replay_count = Known<int64_t>(57, "nvml");
-  const Finding* f = Find(RunOn(v), "gpu.health");
+  std::vector<Finding> climbed = RunOn(v);
+  const Finding* f = Find(climbed, "gpu.health");
   ASSERT_TRUE(f);
   EXPECT_NE(f->title.find("PCIe replays climbed from 3 to 57"), std::string::npos) << f->title;
   EXPECT_EQ(f->severity, kWarning);

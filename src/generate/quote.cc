@@ -73,39 +73,6 @@ std::string SystemdExecArg(std::string_view s) {
   return out + "\"";
 }
 
-std::string XmlEscape(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    auto u = static_cast<unsigned char>(c);
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      case '\t':
-      case '\n':
-      case '\r':
-        out += fmt::format("&#{};", static_cast<int>(u));
-        break;
-      default:
-        // XML 1.0 has no other control characters, not even as references: shown as text.
-        out += Control(u) ? "\\x" + fmt::format("{:02x}", u) : std::string(1, c);
-    }
-  }
-  return out;
-}
-
 std::string XmlCommentText(std::string_view s) {
   std::string out;
   for (char c : s) {

@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "util/xml_escape.h"
+
 namespace dossier::generate {
 
 // One POSIX shell word: as it is when it holds only characters no shell treats specially
@@ -28,10 +30,8 @@ std::string CommentText(std::string_view s);
 // hands the program exactly `s`.
 std::string SystemdExecArg(std::string_view s);
 
-// Text for an XML attribute value (single or double quoted) or element text: & < > " ' and
-// control characters as character references (a newline in an attribute would be read as a
-// space).
-std::string XmlEscape(std::string_view s);
+// XML text and attribute values: util/xml_escape.h.
+using dossier::XmlEscape;
 
 // Text inside an XML comment: "--" is not allowed there, nor a '-' before the closing "-->", nor
 // characters XML does not allow (control characters, shown as \xNN).

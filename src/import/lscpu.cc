@@ -130,7 +130,7 @@ Status ReadTable(const Lines& lines, size_t h, const ImportSource& src, Imported
     // (a cut paste) stop the table.
     if (t.size() <= static_cast<size_t>(std::max(cpu, core))) break;
     auto c = ParseInt(t[cpu]);
-    if (!c) break;
+    if (!c || !PlausibleCpu(*c)) break;
     auto get = [&](int k) -> std::optional<int64_t> {
       return k >= 0 && static_cast<size_t>(k) < t.size() ? ParseInt(t[k]) : std::nullopt;
     };
@@ -177,7 +177,7 @@ Status ReadParsable(const Lines& lines, const ImportSource& src, Imported* out) 
       return it == cols.end() || k >= f.size() ? std::nullopt : ParseInt(Trim(f[k]));
     };
     auto c = get("cpu");
-    if (!c) continue;
+    if (!c || !PlausibleCpu(*c)) continue;
     if (!rows.first_line) rows.first_line = l.number;
     rows.online.insert(*c);
     if (auto n = get("node")) rows.node_cpus[*n].insert(*c);

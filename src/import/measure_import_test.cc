@@ -396,6 +396,22 @@ TEST(ImportNumactl, FourNodesWithFreeAndDistances) {
   EXPECT_EQ(r.files[0].parts[0].took, "4 NUMA nodes");
 }
 
+// A CPU number past any kernel's (the fuzz soak's seed 2 pasted INT64_MAX next to INT64_MAX - 1,
+// and formatting the range overflowed) is damage: the list is not read, the line is named.
+TEST(ImportNumactl, CpuNumbersPastAnyKernelAreNotRead) {
+  auto r = ImportString(
+      "available: 1 nodes (0)\n"
+      "node 0 cpus: 9223372036854775806 9223372036854775807\n"
+      "node 0 size: 1024 MB\n",
+      "numactl");
+  const Machine& m = r.imported.machine;
+  ASSERT_EQ(m.numa.nodes.size(), 1u);
+  EXPECT_FALSE(m.numa.nodes[0].cpus.known());
+  std::string notes;
+  for (const auto& n : r.files[0].notes) notes += n + "\n";
+  EXPECT_NE(notes.find(":2: the CPU list is not CPU numbers"), std::string::npos) << notes;
+}
+
 TEST(ImportNumactl, PromptChatMarkupAndQuoting) {
   auto a = ImportString(MfCorpus("import-numactl/one-node-fedora-prompt.txt"));
   ASSERT_EQ(a.imported.machine.numa.nodes.size(), 1u);

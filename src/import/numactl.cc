@@ -77,14 +77,14 @@ Status NumactlParse(const Lines& lines, const ImportSource& src, Imported* out) 
         bool ok = true;
         for (auto tok : Tokens(val)) {
           auto c = ParseInt(tok);
-          if (!c)
+          if (!c || !PlausibleCpu(*c))
             ok = false;
           else
             cpus.push_back(*c);
         }
         if (!ok) {
           out->notes.push_back(src.file + ":" + std::to_string(l.number) +
-                               ": the CPU list is not numbers; not read");
+                               ": the CPU list is not CPU numbers; not read");
           continue;
         }
         n.cpus.Set(FormatCpuList(cpus), at);

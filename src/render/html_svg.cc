@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analyze/pci_walk.h"
+#include "util/xml_escape.h"
 
 namespace dossier::html {
 namespace {
@@ -199,30 +200,7 @@ std::string LineChart(const std::string& title, Axis x, Axis y, const std::vecto
 }  // namespace
 
 std::string Escape(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
+  return XmlEscape(s, /*literal_whitespace=*/true);
 }
 
 namespace {

@@ -13,7 +13,8 @@
 
 namespace dossier::html {
 
-// Escapes &, <, >, " and ' for text and attribute values.
+// Text and attribute values of the page: util/xml_escape.h's XmlEscape, the one escaping of
+// the XML family.
 std::string Escape(std::string_view s);
 
 // For a guest whose host the view links (view.links), each GPU also names the host GPU behind it

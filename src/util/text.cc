@@ -109,9 +109,8 @@ std::optional<std::vector<int64_t>> ParseCpuList(std::string_view s) {
     size_t dash = part.find('-');
     auto a = ParseInt(part.substr(0, dash));
     auto b = dash == std::string_view::npos ? a : ParseInt(part.substr(dash + 1));
-    // CPU numbers stop far below 2^20 (the kernel's NR_CPUS is at most 8192); a larger one is
-    // damage, and one at INT64_MAX made the loop below never end (found by fuzz_soak).
-    if (!a || !b || *a < 0 || *b < *a || *b >= (int64_t{1} << 20) || *b - *a > 65536 ||
+    // A CPU number at INT64_MAX made the loop below never end (found by fuzz_soak).
+    if (!a || !b || !PlausibleCpu(*a) || !PlausibleCpu(*b) || *b < *a || *b - *a > 65536 ||
         out.size() > 1'000'000) {
       return std::nullopt;
     }
@@ -148,7 +147,8 @@ std::string FormatCpuList(const std::vector<int64_t>& cpus) {
   size_t i = 0;
   while (i < cpus.size()) {
     size_t j = i;
-    while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) ++j;
+    // Compared without adding to INT64_MAX (a pasted list is not bounded by its importer alone).
+    while (j + 1 < cpus.size() && cpus[j] < cpus[j + 1] && cpus[j + 1] - 1 == cpus[j]) ++j;
     if (!out.empty()) out += ',';
     out += std::to_string(cpus[i]);
     if (j > i) out += "-" + std::to_string(cpus[j]);

@@ -22,6 +22,13 @@ std::optional<int64_t> ParseInt(std::string_view s, int base = 10);
 std::optional<uint64_t> ParseUint(std::string_view s, int base = 10);
 std::optional<double> ParseDouble(std::string_view s);
 
+// CPU numbers stop far below this (the kernel's NR_CPUS is at most 8192): a larger one, in a
+// list, a mask or a pasted table, is damage.
+inline constexpr int64_t kCpuNumberLimit = int64_t{1} << 20;
+inline bool PlausibleCpu(int64_t c) {
+  return c >= 0 && c < kCpuNumberLimit;
+}
+
 // "0-3,8,10-11" -> {0,1,2,3,8,10,11}; nullopt when malformed or absurdly large.
 std::optional<std::vector<int64_t>> ParseCpuList(std::string_view s);
 // The kernel's hex CPU mask (cpumap, local_cpus, thread_siblings): 32-bit words, most

@@ -1,4 +1,5 @@
 #include "util/text.h"
+#include "util/xml_escape.h"
 
 #include <gtest/gtest.h>
 
@@ -29,12 +30,35 @@ TEST(CpuList, DamageIsRefusedNotLooped) {
   EXPECT_FALSE(ParseCpuList("9223372036854775800-9223372036854775807"));
 }
 
+// Formatting is safe for any numbers an importer hands it: no addition past INT64_MAX.
+TEST(CpuList, FormatsRunsWithoutOverflow) {
+  EXPECT_EQ(FormatCpuList({0, 1, 2, 3, 8, 10, 11}), "0-3,8,10-11");
+  EXPECT_EQ(FormatCpuList({9223372036854775806, 9223372036854775807}),
+            "9223372036854775806-9223372036854775807");
+  // The pasted list of the soak's seed 2: INT64_MAX followed by another number (UBSan reported
+  // INT64_MAX + 1 here).
+  EXPECT_EQ(FormatCpuList({9223372036854775807, 9223372036854775807}),
+            "9223372036854775807,9223372036854775807");
+  EXPECT_EQ(FormatCpuList({-9223372036854775807 - 1, 9223372036854775807}),
+            "-9223372036854775808,9223372036854775807");
+}
+
 TEST(CpuMask, WordsMostSignificantFirst) {
   EXPECT_EQ(ParseCpuMask("00000000,0000000f\n"), (Cpus{0, 1, 2, 3}));
   EXPECT_EQ(ParseCpuMask("00000001,00000000"), (Cpus{32}));
   EXPECT_FALSE(ParseCpuMask("123456789"));  // a word of more than 32 bits
   EXPECT_FALSE(ParseCpuMask("0000000g"));
   EXPECT_FALSE(ParseCpuMask(""));
+}
+
+// One escaping for the XML family (util/xml_escape.h): the generators' XML turns whitespace into
+// references (an attribute would fold a newline into a space), the HTML page keeps it.
+TEST(XmlEscapeFamily, MarkupAndControlsForXmlAndHtml) {
+  EXPECT_EQ(XmlEscape("a&b<c>\"d'"), "a&amp;b&lt;c&gt;&quot;d&apos;");
+  EXPECT_EQ(XmlEscape("x\ny\tz"), "x&#10;y&#9;z");
+  EXPECT_EQ(XmlEscape("x\ny", /*literal_whitespace=*/true), "x\ny");
+  EXPECT_EQ(XmlEscape(std::string("e\x1b]0;\x07", 6)), "e\\x1b]0;\\x07");
+  EXPECT_EQ(XmlEscape(std::string("e\x1b", 2), true), "e\\x1b");
 }
 
 }  // namespace
