@@ -26,9 +26,9 @@ Analysis Analyze(const View& view) {
       ma.changes.from = {mv.previous->record.file, mv.previous->record.time, mv.previous->boot_id};
       ma.changes.to = {mv.record.file, mv.record.time, now.boot_id.value_or("")};
     }
-    ma.findings = RunRules({mv, view, view.notes, ma.changes, &a.verdicts});
-    ma.cross_checks = CrossChecks(mv.machine);
     ma.memory_plans = MachineMemoryPlans(mv.machine, view.notes);
+    ma.findings = RunRules({mv, view, view.notes, ma.changes, &a.verdicts, &ma.memory_plans});
+    ma.cross_checks = CrossChecks(mv.machine);
     a.machines.push_back(std::move(ma));
   }
   a.plan = BuildPlan(view, a);

@@ -15,6 +15,8 @@
 
 namespace dossier {
 
+struct MemoryPlan;
+
 struct RuleContext {
   const MachineView& mv;  // the machine and its measurements
   const View& view;       // every machine in the dossier (a guest's host may be there too)
@@ -23,6 +25,9 @@ struct RuleContext {
   // The questions decided once for every machine (analyze/verdicts.h); RunRules decides them
   // when the caller did not.
   const VerdictTable* verdicts = nullptr;
+  // This machine's memory plans (analyze/memory_plan.h), computed once by Analyze; a rule that
+  // reads them computes them when the caller did not.
+  const std::vector<MemoryPlan>* memory_plans = nullptr;
   const Machine& m() const { return mv.machine; }
   // This machine's verdicts (empty ones when none were decided).
   const MachineVerdicts& V() const;

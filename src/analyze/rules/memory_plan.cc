@@ -14,7 +14,9 @@
 namespace dossier {
 
 std::optional<Finding> RulePlanServerDisagrees(const RuleContext& ctx) {
-  for (const MemoryPlan& p : MachineMemoryPlans(ctx.m(), ctx.notes)) {
+  std::vector<MemoryPlan> own;
+  if (!ctx.memory_plans) own = MachineMemoryPlans(ctx.m(), ctx.notes);
+  for (const MemoryPlan& p : ctx.memory_plans ? *ctx.memory_plans : own) {
     std::vector<const PlanCheck*> off;
     for (const auto& c : p.checks)
       if (std::fabs(c.Difference()) > kPlanDisagreement) off.push_back(&c);
