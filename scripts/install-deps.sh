@@ -4,7 +4,7 @@
 set -euo pipefail
 pkgs=(g++ cmake ninja-build pkg-config ccache
       libcli11-dev nlohmann-json3-dev libfmt-dev libpci-dev pci.ids pciutils
-      libcurl4-openssl-dev libtomlplusplus-dev libsimdjson-dev libhttp-parser-dev libmd4c-html0-dev libmd4c-dev libpugixml-dev
+      libcurl4-openssl-dev libtomlplusplus-dev libsimdjson-dev libhttp-parser-dev libmd4c-html0-dev libmd4c-dev libpugixml-dev libvalijson-dev
       libgtest-dev libgmock-dev libbenchmark-dev
       clang libclang-rt-14-dev
       chromium prometheus lintian help2man dpkg-dev fakeroot gcovr

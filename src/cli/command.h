@@ -32,6 +32,7 @@ int RunGenerate(const std::vector<std::string>& args);  // generate.cc
 int RunImport(const std::vector<std::string>& args);    // import.cc
 int RunFleet(const std::vector<std::string>& args);     // fleet.cc
 int RunPlan(const std::vector<std::string>& args);      // plan.cc
+int RunMcp(const std::vector<std::string>& args);       // mcp.cc
 
 int RunServeBench(const std::vector<std::string>& args);  // serve_bench.cc
 

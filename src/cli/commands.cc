@@ -68,6 +68,10 @@ const std::vector<Command>& Commands() {
        "artifacts that act on what was found (NCCL topology, NUMA unit, PVE mapping…); --help "
        "lists them",
        RunGenerate},
+      {"mcp",
+       "serve the dossier to an AI assistant (Model Context Protocol over stdio); reading "
+       "always, writing and measuring with --allow-write, --allow-measure",
+       RunMcp},
       {"help", "list the commands, or 'help probes' / 'help formats' / 'help rules'", RunHelp},
       {"version", "print the version", RunVersion},
   };

@@ -11,7 +11,7 @@ namespace dossier {
 namespace {
 
 template <class T>
-std::string UnknownCell(const Fact<T>& f) {
+std::string PlanUnknownCell(const Fact<T>& f) {
   return "unknown (" + md::Escape(f.unknown.empty() ? "not computed" : f.unknown) + ")";
 }
 
@@ -31,12 +31,12 @@ std::string Params(const Fact<uint64_t>& f) {
 }
 
 std::string Concurrency(const Fact<double>& f) {
-  if (!f.known()) return UnknownCell(f);
+  if (!f.known()) return PlanUnknownCell(f);
   return fmt::format("{:.2f}", *f);
 }
 
 std::string Fits(const Fact<bool>& f) {
-  if (!f.known()) return UnknownCell(f);
+  if (!f.known()) return PlanUnknownCell(f);
   return (*f ? "yes: " : "no: ") + md::Escape(f.source);
 }
 

@@ -12,6 +12,7 @@
 #include "store/dossier_dir.h"
 #include "store/notes_file.h"
 #include "store/regular_file.h"
+#include "util/redact.h"
 
 namespace dossier {
 
@@ -63,8 +64,11 @@ std::string BasicString(const std::string& s) {
   return out + "\"";
 }
 
+// Every string a note stores passes the paste rules first (util/redact.h): a step tried with
+// `--api-key X`, a fact holding `HF_TOKEN=…`, a verify command with a URL's password are stored
+// redacted, whoever typed them (a person at the CLI, an assistant through `dossier mcp`).
 std::string Serialize(const NoteField& f) {
-  if (const auto* s = std::get_if<std::string>(&f.value)) return BasicString(*s);
+  if (const auto* s = std::get_if<std::string>(&f.value)) return BasicString(RedactPaste(*s));
   std::ostringstream os;  // numbers and booleans as toml++ writes them
   std::visit(
       [&](const auto& v) {

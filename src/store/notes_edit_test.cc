@@ -113,6 +113,23 @@ TEST(NotesEdit, ValuesThatNeedEscapingStayValid) {
   EXPECT_EQ(ed->notes().tried[0].what, tricky);
 }
 
+// A note is stored text: what was typed passes the paste rules before it reaches the file (found
+// by dossier mcp's test: `note tried "launched with --api-key sk-…"` kept the key).
+TEST(NotesEdit, SecretsTypedIntoANoteAreStoredRedacted) {
+  auto ed = NotesEditor::FromText("", "n.toml", false);
+  ASSERT_TRUE(ed.ok());
+  ASSERT_TRUE(
+      ed->Append("tried", {{"what", std::string("launched with --api-key sk-Abc123Secret")},
+                           {"result", std::string("export HF_TOKEN=hf_XyzSecret99 then ok")}})
+          .ok());
+  ASSERT_TRUE(ed->SetGoal("serve at http://admin:pa55word@10.0.0.2:30000").ok());
+  for (const char* secret : {"sk-Abc123Secret", "hf_XyzSecret99", "pa55word"})
+    EXPECT_EQ(ed->text().find(secret), std::string::npos) << secret << " in\n" << ed->text();
+  EXPECT_NE(ed->notes().tried[0].what.find("--api-key <redacted>"), std::string::npos)
+      << ed->notes().tried[0].what;
+  EXPECT_NE(ed->text().find("10.0.0.2:30000"), std::string::npos);  // the rest is kept
+}
+
 TEST(NotesEdit, ABrokenFileIsRefusedWithItsLineAndLeftUntouched) {
   testing::TempDir t;
   const std::string broken = "[goal]\ntext = \"ok\"\n[[next]]\nblocking = maybe\n";

@@ -18,6 +18,7 @@
 #include "hypervisor/qemu_cmdline.h"
 #include "hypervisor/qemu_server_conf.h"
 #include "import/import_run.h"
+#include "mcp/server.h"
 #include "measure/serve/openai_protocol.h"
 #include "measure/serve/request_trace.h"
 #include "model/json_io.h"
@@ -32,9 +33,11 @@
 #include "view/build_view.h"
 // #16's entries
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -577,6 +580,36 @@ void PveMappingRoundTrip(const uint8_t* d, size_t n) {
   }
 }
 
+// dossier mcp's messages (#27): the bytes as a client's stdin, read to the end by the server's
+// whole path (framing, JSON, lifecycle, schema checks of the arguments, tool plans, resource
+// names). Tools run /bin/false instead of dossier, over a dossier that does not exist: the entry
+// fuzzes the server, not the commands (the other entries do those).
+void McpMessages(const uint8_t* data, size_t size) {
+  int in = ::memfd_create("mcp-fuzz", MFD_CLOEXEC);
+  int out = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+  if (in < 0 || out < 0) abort();
+  for (size_t off = 0; off < size;) {
+    ssize_t n = ::write(in, data + off, size - off);
+    if (n <= 0) abort();
+    off += static_cast<size_t>(n);
+  }
+  ::lseek(in, 0, SEEK_SET);
+  mcp::ServerOptions o;
+  o.self = "/bin/false";
+  o.dossier_dir = "/nonexistent/dossier-fuzz";
+  o.allow_write = size % 2 == 1;  // both answers to a write: refused and planned
+  o.allow_measure = size % 3 == 1;
+  o.allowed_roots = {"/nonexistent/roots"};
+  int saved = ::dup(2);  // the server's log lines are not the fuzzer's output
+  ::dup2(out, 2);
+  int rc = mcp::Serve(o, in, out);
+  ::dup2(saved, 2);
+  ::close(saved);
+  ::close(in);
+  ::close(out);
+  if (rc != 0) abort();
+}
+
 }  // namespace
 
 const std::vector<FuzzEntry>& FuzzEntries() {
@@ -637,6 +670,7 @@ const std::vector<FuzzEntry>& FuzzEntries() {
       {"record-header", RecordHeaderSame},  // #12
       {"generators", Generators},  // #30
       {"pve-mapping-roundtrip", PveMappingRoundTrip},  // #29
+      {"mcp-messages", McpMessages},  // #27
       // clang-format on
   };
   return kEntries;
