@@ -54,36 +54,49 @@ std::optional<int64_t> GenFromSpeed(std::string_view speed) {
   return std::nullopt;
 }
 
-PciDevice& DeviceAt(Machine* m, const std::string& address) {
-  for (auto& d : m->pci.devices)
-    if (d.address == address) return d;
-  m->pci.devices.emplace_back();
-  m->pci.devices.back().address = address;
-  return m->pci.devices.back();
+template <class V, class K, class Key>
+typename V::value_type& MachineIndex::At(V& entries, std::unordered_map<K, size_t>& index,
+                                         size_t& indexed, const K& key, Key key_of) {
+  // Entries appended since the last lookup (by this index or by anyone else) are indexed first;
+  // the first of equal keys wins, as the linear search did.
+  for (; indexed < entries.size(); ++indexed) index.emplace(key_of(entries[indexed]), indexed);
+  if (auto it = index.find(key); it != index.end()) return entries[it->second];
+  entries.emplace_back();
+  index.emplace(key, entries.size() - 1);
+  indexed = entries.size();
+  return entries.back();
 }
 
-IommuGroup& GroupAt(Machine* m, int64_t id) {
-  for (auto& g : m->iommu.groups)
-    if (g.id == id) return g;
-  m->iommu.groups.emplace_back();
-  m->iommu.groups.back().id = id;
-  return m->iommu.groups.back();
+PciDevice& MachineIndex::DeviceAt(const std::string& address) {
+  size_t before = m_->pci.devices.size();
+  PciDevice& d = At(m_->pci.devices, devices_, devices_n_, address,
+                    [](const PciDevice& x) { return x.address; });
+  if (m_->pci.devices.size() > before) d.address = address;
+  return d;
 }
 
-NvmlGpu& NvmlGpuAt(Machine* m, int64_t index) {
-  for (auto& g : m->nvml.gpus)
-    if (g.index == index) return g;
-  m->nvml.gpus.emplace_back();
-  m->nvml.gpus.back().index = index;
-  return m->nvml.gpus.back();
+IommuGroup& MachineIndex::GroupAt(int64_t id) {
+  size_t before = m_->iommu.groups.size();
+  IommuGroup& g = At(m_->iommu.groups, groups_, groups_n_, id,
+                     [](const IommuGroup& x) { return static_cast<int64_t>(x.id); });
+  if (m_->iommu.groups.size() > before) g.id = id;
+  return g;
 }
 
-Gpu& GpuAt(Machine* m, int64_t index) {
-  for (auto& g : m->gpus)
-    if (g.index == index) return g;
-  m->gpus.emplace_back();
-  m->gpus.back().index = index;
-  return m->gpus.back();
+NvmlGpu& MachineIndex::NvmlGpuAt(int64_t index) {
+  size_t before = m_->nvml.gpus.size();
+  NvmlGpu& g = At(m_->nvml.gpus, nvml_, nvml_n_, index,
+                  [](const NvmlGpu& x) { return static_cast<int64_t>(x.index); });
+  if (m_->nvml.gpus.size() > before) g.index = index;
+  return g;
+}
+
+Gpu& MachineIndex::GpuAt(int64_t index) {
+  size_t before = m_->gpus.size();
+  Gpu& g = At(m_->gpus, gpus_, gpus_n_, index,
+              [](const Gpu& x) { return static_cast<int64_t>(x.index); });
+  if (m_->gpus.size() > before) g.index = index;
+  return g;
 }
 
 void ReadLspciDescription(std::string_view text, PciDevice* d, const std::string& at) {

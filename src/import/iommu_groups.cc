@@ -6,6 +6,7 @@
 // Facts: iommu.groups[] (id, devices), iommu.enabled, and pci.devices[] with iommu_group and what
 // the lspci text says of each device.
 #include <algorithm>
+#include <unordered_set>
 
 #include "import/import_text.h"
 #include "util/text.h"
@@ -62,6 +63,9 @@ int IommuDetect(const Lines& lines) {
 
 Status IommuParse(const Lines& lines, const ImportSource& src, Imported* out) {
   Machine& m = out->machine;
+  MachineIndex ix(&m);
+  // (group, address) pairs already listed: a group's devices once each, without a search.
+  std::unordered_set<std::string> listed;
   int64_t group = -1;
   size_t devices = 0;
   for (const auto& l : lines) {
@@ -74,7 +78,7 @@ Status IommuParse(const Lines& lines, const ImportSource& src, Imported* out) {
       group = id;
     } else if (GroupPrefix(l.text, &id, &rest)) {
       group = id;
-      GroupAt(&m, id);
+      ix.GroupAt(id);
       if (rest.empty()) continue;  // a header; devices follow indented
       size_t sp = rest.find(' ');
       auto a = NormalizePciAddress(rest.substr(0, sp));
@@ -94,10 +98,9 @@ Status IommuParse(const Lines& lines, const ImportSource& src, Imported* out) {
       addr = *a;
       desc = sp == std::string_view::npos ? std::string_view() : Trim(t.substr(sp));
     }
-    IommuGroup& g = GroupAt(&m, group);
-    if (std::find(g.devices.begin(), g.devices.end(), addr) == g.devices.end())
-      g.devices.push_back(addr);
-    PciDevice& d = DeviceAt(&m, addr);
+    IommuGroup& g = ix.GroupAt(group);
+    if (listed.insert(std::to_string(group) + " " + addr).second) g.devices.push_back(addr);
+    PciDevice& d = ix.DeviceAt(addr);
     d.iommu_group.Set(group, at);
     if (!desc.empty()) ReadLspciDescription(desc, &d, at);
     ++devices;

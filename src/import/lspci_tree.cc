@@ -48,6 +48,7 @@ struct BusRef {
 };
 
 Status TreeParse(const Lines& lines, const ImportSource& src, Imported* out) {
+  MachineIndex ix(&out->machine);
   std::map<size_t, BusRef> at_col;  // column of a device entry -> the bus of that column
   size_t devices = 0;
   std::string last_domain = "0000";
@@ -78,7 +79,7 @@ Status TreeParse(const Lines& lines, const ImportSource& src, Imported* out) {
           b.bridge = last_dev;
           if (!last_dev.empty()) {
             b.domain = last_dev.substr(0, 4);
-            PciDevice& br = DeviceAt(&out->machine, last_dev);
+            PciDevice& br = ix.DeviceAt(last_dev);
             b.root = br.root_complex.value_or("");
           } else {
             b.domain = last_domain;
@@ -109,7 +110,7 @@ Status TreeParse(const Lines& lines, const ImportSource& src, Imported* out) {
         }
         line_bus.reset();
         std::string addr = b.domain + ":" + b.bus + ":" + ToLower(s.substr(p, 4));
-        PciDevice& d = DeviceAt(&out->machine, addr);
+        PciDevice& d = ix.DeviceAt(addr);
         if (!b.root.empty()) d.root_complex.Set(b.root, at);
         if (!b.bridge.empty())
           d.parent.Set(b.bridge, at);

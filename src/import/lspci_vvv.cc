@@ -113,6 +113,7 @@ void ReadHead(std::string_view line, PciDevice* d, const std::string& at) {
 }
 
 Status LspciParse(const Lines& lines, const ImportSource& src, Imported* out) {
+  MachineIndex ix(&out->machine);
   PciDevice* d = nullptr;
   PciAcs* acs_target = nullptr;
   size_t stanzas = 0, acs_alone = 0;
@@ -121,7 +122,7 @@ Status LspciParse(const Lines& lines, const ImportSource& src, Imported* out) {
     std::string at = src.At(lines[i].number);
     std::string addr;
     if (StanzaHead(l, &addr)) {
-      d = &DeviceAt(&out->machine, addr);
+      d = &ix.DeviceAt(addr);
       ReadHead(l, d, at);
       ++stanzas;
       out->facts += 2;

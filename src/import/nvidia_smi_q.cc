@@ -47,6 +47,7 @@ std::optional<uint64_t> MiB(std::string_view v) {  // "95830 MiB"
 }
 
 Status SmiParse(const Lines& lines, const ImportSource& src, Imported* out) {
+  MachineIndex ix(&out->machine);
   NvmlInfo& nv = out->machine.nvml;
   std::vector<std::pair<size_t, std::string>> stack;  // indent, section
   NvmlGpu* g = nullptr;
@@ -60,7 +61,7 @@ Status SmiParse(const Lines& lines, const ImportSource& src, Imported* out) {
     if (ind == 0 && t.starts_with("GPU ")) {
       auto a = NormalizePciAddress(Trim(t.substr(4)));
       if (!a) continue;
-      g = &NvmlGpuAt(&out->machine, next_index++);
+      g = &ix.NvmlGpuAt(next_index++);
       g->pci_bus_id.Set(*a, at);
       ++gpus_seen;
       ++out->facts;

@@ -114,6 +114,7 @@ int TopoMDetect(const Lines& lines) {
 }
 
 Status TopoMParse(const Lines& lines, const ImportSource& src, Imported* out) {
+  MachineIndex ix(&out->machine);
   size_t h = 0;
   std::vector<std::string> devs;
   while (h < lines.size() && !(TopoHeader(lines[h].text, &devs) && TopoMStarts(lines, h))) ++h;
@@ -219,7 +220,7 @@ Status TopoMParse(const Lines& lines, const ImportSource& src, Imported* out) {
   // Per GPU: CPU affinity, NUMA affinity, GPU NUMA ID (the columns after the devices).
   for (size_t a = 0; a < complete; ++a) {
     const std::string& name = devs[gpu_cols[a]];
-    Gpu& g = GpuAt(&out->machine, static_cast<int64_t>(a));
+    Gpu& g = ix.GpuAt(static_cast<int64_t>(a));
     const auto& ex = extra[name];
     std::string at = src.At(row_line[name]);
     if (!ex.empty() && ex[0] != "N/A" && ParseCpuList(ex[0])) {
@@ -236,7 +237,7 @@ Status TopoMParse(const Lines& lines, const ImportSource& src, Imported* out) {
     }
     if (ex.size() >= 3 && ex[2] != "N/A") {
       if (auto n = ParseInt(ex[2])) {
-        NvmlGpuAt(&out->machine, static_cast<int64_t>(a)).numa_node.Set(*n, at);
+        ix.NvmlGpuAt(static_cast<int64_t>(a)).numa_node.Set(*n, at);
         ++out->facts;
       }
     }

@@ -78,6 +78,17 @@ StopSignals::StopSignals(const char* program) {
 }
 
 StopSignals::~StopSignals() {
+  // After a stop the process is on its way out with its record stored: a repeated stop that
+  // arrives only now (`timeout` signalling the process and then its group, late under load) must
+  // not turn exit 1 into death by the signal, so the stop signals stay ignored. Without a stop,
+  // the handlers from before come back.
+  if (g_stop.load()) {
+    struct sigaction ign {};
+    ign.sa_handler = SIG_IGN;
+    sigemptyset(&ign.sa_mask);
+    for (int s : kStopSignals) ::sigaction(s, &ign, nullptr);
+    return;
+  }
   for (int i = 0; i < 3; ++i) ::sigaction(kStopSignals[i], &old_[i], nullptr);
 }
 

@@ -25,7 +25,9 @@ class StopSignals {
   // clears the flag. `program` ("dossier serve-bench") starts the messages; it must outlive the
   // scope. One scope at a time.
   explicit StopSignals(const char* program);
-  ~StopSignals();  // restores the handlers there were before
+  // Restores the handlers there were before; after a stop, leaves the stop signals ignored (the
+  // process is ending: a late repeat of the stop must not kill it after the record was stored).
+  ~StopSignals();
   StopSignals(const StopSignals&) = delete;
   StopSignals& operator=(const StopSignals&) = delete;
 

@@ -53,6 +53,24 @@ TEST(StopSignals, ASecondPressIsIgnoredAThirdWithinSecondsExits) {
   EXPECT_EQ(WEXITSTATUS(status), 128 + SIGINT);
 }
 
+// Found by Adversarial.TwoSigtermsBackToBackKeepTheP2pRecord under load: the second of two
+// SIGTERMs 5 ms apart landed after the record was stored and the scope had restored the default
+// handler, and killed the process (exit by signal instead of 1).
+TEST(StopSignals, AfterAStopALateRepeatCannotKill) {
+  int status = StopInChild([] {
+    {
+      StopSignals stop("test");
+      ::kill(::getpid(), SIGTERM);
+      if (!StopSignals::flag().load()) return 10;
+    }                             // the record is stored here; the command returns
+    ::kill(::getpid(), SIGTERM);  // the repeat, late
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    return 1;  // the command's exit code for a stopped run
+  });
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 1);
+}
+
 TEST(StopSignals, TheScopeRestoresTheHandlersBefore) {
   struct sigaction before {};
   ::sigaction(SIGTERM, nullptr, &before);
