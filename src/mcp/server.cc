@@ -97,7 +97,11 @@ class Server {
           if (fd >= 0) fds.push_back({fd, POLLIN, 0});
         if (j->child->in_fd() >= 0) fds.push_back({j->child->in_fd(), POLLOUT, 0});
       }
+      // 100 ms ticks for deadlines while children run; 2 ms once a child has closed its output
+      // and only its exit is awaited, so an answer is not held back by a tick.
       int timeout = running_.empty() ? (draining ? 0 : 1000) : 100;
+      for (auto& j : running_)
+        if (j->child->out_fd() < 0 && j->child->err_fd() < 0) timeout = 2;
       int n = ::poll(fds.data(), fds.size(), timeout);
       if (n < 0 && errno != EINTR) {
         Log(std::string("poll: ") + std::strerror(errno));
