@@ -10,6 +10,7 @@
 
 #include "tests/fixture_trees.h"
 #include "tests/run_cli.h"
+#include "tests/seed_dossier.h"
 #include "tests/standin_paths.h"
 #include "tests/temp_dir.h"
 
@@ -42,15 +43,7 @@ class McpClients : public ::testing::Test {
       GTEST_SKIP() << "the MCP clients are not installed: run scripts/install-mcp-client.sh "
                       "(npm, cached outside the clone)";
     dir_ = tmp_.path() + "/d";
-    std::string d = " --dossier " + dir_;
-    ASSERT_EQ(testing::RunCli("collect -q --root " + testing::FixtureTree("seed-host") +
-                              " --machine pve-host" + d)
-                  .code,
-              0);
-    ASSERT_EQ(testing::RunCli("collect -q --root " + testing::FixtureTree("seed-guest") +
-                              " --machine guest" + d)
-                  .code,
-              0);
+    ASSERT_EQ(testing::MakeSeedDossier(dir_, /*with_host_paste=*/false), "");
   }
   testing::TempDir tmp_;
   std::string clients_, dir_;

@@ -12,6 +12,7 @@
 #include "tests/fixture_trees.h"
 #include "tests/mcp_session.h"
 #include "tests/run_cli.h"
+#include "tests/seed_dossier.h"
 #include "tests/standin_paths.h"
 #include "tests/temp_dir.h"
 
@@ -34,19 +35,7 @@ class McpTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = tmp_.path() + "/d";
-    std::string d = " --dossier " + dir_;
-    ASSERT_EQ(testing::RunCli("collect -q --root " + testing::FixtureTree("seed-host") +
-                              " --machine pve-host" + d)
-                  .code,
-              0);
-    ASSERT_EQ(testing::RunCli("collect -q --root " + testing::FixtureTree("seed-guest") +
-                              " --machine guest" + d)
-                  .code,
-              0);
-    ASSERT_EQ(testing::RunCli("import -q --machine pve-host" + d + " " + DOSSIER_SOURCE_DIR +
-                              "/tests/fixtures/import-seed/pve-host-session.txt")
-                  .code,
-              0);
+    ASSERT_EQ(testing::MakeSeedDossier(dir_, /*with_host_paste=*/true), "");
   }
   std::vector<std::string> Args(std::vector<std::string> more = {}) {
     more.insert(more.begin(), "--dossier=" + dir_);
