@@ -89,6 +89,34 @@ TEST(NoteCommand, BadTargetsAreUsageErrors) {
   EXPECT_EQ(RunCli("note " + d + "done 3").code, 2);
 }
 
+// A machine known only from its measurements (a figure typed in, serve-bench from a client):
+// the report shows them under the machine, with every other fact not captured, instead of
+// "No measurement yet" (#25: the measurement was stored and never shown).
+TEST(NoteCommand, AMeasurementOfAMachineWithNoOtherRecordIsShown) {
+  testing::TempDir t;
+  std::string d = "--dossier " + t.path() + "/d ";
+  ASSERT_EQ(RunCli("note " + d +
+                   "measurement --machine lonely --concurrency 64 --total-tok-s 485 "
+                   "--output-tok-s 400 --note 'the screen'")
+                .code,
+            0);
+  auto md = RunCli("report " + d);
+  ASSERT_EQ(md.code, 0) << md.out;
+  EXPECT_EQ(md.out.find("No measurement yet"), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("485"), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("`lonely`"), std::string::npos) << md.out;
+  auto js = RunCli("report --format json " + d);
+  auto j = nlohmann::json::parse(js.out.substr(js.out.find('{')), nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << js.out;
+  ASSERT_EQ(j["machines"].size(), 1u);
+  const nlohmann::json& m = j["machines"][0];
+  EXPECT_EQ(m["name"], "lonely");
+  EXPECT_TRUE(m["cpu"]["sockets"].is_null());  // not captured: unknown, never 0
+  EXPECT_NE(m["provenance"]["/cpu/sockets"]["unknown"].get<std::string>().find("only measurements"),
+            std::string::npos)
+      << m["provenance"]["/cpu/sockets"];
+}
+
 TEST(HelpCommand, ListsTheRules) {
   auto r = RunCli("help rules");
   EXPECT_EQ(r.code, 0);

@@ -51,7 +51,8 @@ class Reader {
     for (const auto& w : view.warnings) warn_(w);
     ++counts.files;
     Analysis a = Analyze(view);
-    for (const auto& mv : view.machines) node_(FromMachineView(mv, a.Of(mv).findings));
+    for (const auto& mv : view.machines)
+      if (!mv.measured_only) node_(FromMachineView(mv, a.Of(mv).findings));
     NeverCollected(*records, view);
   }
 
@@ -61,7 +62,7 @@ class Reader {
     std::vector<std::string> names;
     for (const auto& r : records) {
       if ((r.kind != "p2p" && r.kind != "serve-bench") || r.machine.empty()) continue;
-      if (view.Find(r.machine)) continue;
+      if (const MachineView* mv = view.Find(r.machine); mv && !mv->measured_only) continue;
       if (std::find(names.begin(), names.end(), r.machine) == names.end())
         names.push_back(r.machine);
     }

@@ -1,6 +1,7 @@
 #include "view/build_view.h"
 
 #include <map>
+#include <set>
 
 #include "measure/p2p/record.h"
 #include "measure/serve/serve_records.h"
@@ -107,6 +108,34 @@ void MachinesFromRecords(const std::vector<Record>& records, View* view) {
     mv.machine.name = name;
     mv.p2p = p2p::P2pFromRecords(records, name, &view->warnings);
     if (auto it = serve.find(name); it != serve.end()) mv.serve = it->second;
+    view->machines.push_back(std::move(mv));
+  }
+  // A machine with measurements and nothing else (serve-bench run from a client, a figure typed
+  // in with `note measurement`): kept as a machine of which nothing was captured, so its
+  // measurements are shown, not dropped.
+  std::set<std::string> known(order.begin(), order.end());
+  std::vector<std::string> measured_only;
+  std::map<std::string, const Record*> newest;
+  for (const auto& r : records) {
+    if ((r.kind != "p2p" && r.kind != "serve-bench") || r.machine.empty() || known.count(r.machine))
+      continue;
+    if (!newest.count(r.machine)) measured_only.push_back(r.machine);
+    newest[r.machine] = &r;  // records are in write order
+  }
+  for (const auto& name : measured_only) {
+    MachineView mv;
+    mv.machine.name = name;
+    mv.coverage.collected = false;
+    mv.measured_only = true;
+    WalkPaths(mv.machine, [](const std::string&, auto& leaf) {
+      if constexpr (IsFactType<std::remove_reference_t<decltype(leaf)>>::value) {
+        if (!leaf.known() && leaf.unknown.empty()) leaf.unknown = kOnlyMeasured;
+      }
+    });
+    mv.p2p = p2p::P2pFromRecords(records, name, &view->warnings);
+    if (auto it = serve.find(name); it != serve.end()) mv.serve = it->second;
+    const Record& r = *newest[name];  // its newest measurement stands for its record
+    mv.record = {r.file, r.kind, r.time, r.tool};
     view->machines.push_back(std::move(mv));
   }
 }

@@ -79,6 +79,10 @@ struct Coverage {
 
 // The reason every fact and family no paste covered carries.
 inline constexpr const char* kNotPasted = "not in the pasted outputs";
+// A machine the dossier knows only from its measurements (view/build_view.cc).
+inline constexpr const char* kOnlyMeasured =
+    "not captured: the dossier holds only measurements of this machine (collect it, or import "
+    "its outputs)";
 
 // Adds what one import record's machine covers (the facts it knows) to `out`. `file` names the
 // record's pasted file, for families known without a per-fact source (matrices).

@@ -61,6 +61,8 @@ struct MachineView {
   // Which fact families are known, and from what (collected, or which paste): renderers ask it
   // before reading an empty list as "none" (view/coverage.h).
   Coverage coverage;
+  // Known only from its measurements (no collect, no import): nothing of it was captured.
+  bool measured_only = false;
 };
 
 // One GPU of a guest and the host GPU behind it (view/passthrough.cc).
