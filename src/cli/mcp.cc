@@ -27,10 +27,10 @@ int RunMcp(const std::vector<std::string>& args) {
       ->check(NonEmptyPath())
       ->capture_default_str();
   app.add_flag("--allow-write", o.allow_write,
-               "let the assistant write: note, and store what import, collect, p2p and "
-               "serve_bench produce");
+               "let the assistant write: note, and store what import and collect read");
   app.add_flag("--allow-measure", o.allow_measure,
-               "let the assistant run p2p (GPU copies) and serve_bench (load on an endpoint)");
+               "let the assistant run p2p (GPU copies) and serve_bench (load on an endpoint), "
+               "each stored as a measurement record");
   app.add_option("--allow-root", roots,
                  "a directory of captured machine trees collect may read (repeatable)")
       ->check(CLI::ExistingDirectory);

@@ -695,22 +695,22 @@ Result<Invocation> PlanP2p(const json& args, const ServerOptions& o) {
     inv.argv.push_back(Opt("reps", std::to_string(args["reps"].get<int>())));
   if (Bool(args, "no_host")) inv.argv.push_back("--no-host");
   if (Bool(args, "no_local")) inv.argv.push_back("--no-local");
-  if (!o.allow_write) inv.argv.push_back("--no-store");
+  // Stored as the CLI stores it (an append-only record; a stopped run keeps what it measured):
+  // --allow-measure is the permission for the measurement and its record.
   inv.limit_s = secs + 30;  // the command's own --timeout ends it first
   return inv;
 }
-ToolResult FinishMeasure(const ServerOptions& o, const Ran& ran, const char* what,
-                         const char* interrupted_key) {
+ToolResult FinishMeasure(const Ran& ran, const char* what, const char* interrupted_key) {
   auto j = JsonOut(ran);
   // Exit code 1 with a result is a measurement that found failures or was stopped: a result.
   if (!j || !j->is_object() || (ran.exit_code != 0 && ran.exit_code != 1)) return Failed(ran, what);
   bool stopped = ran.timed_out || j->value(interrupted_key, false);
   std::string log = ran.err.size() > 16384 ? ran.err.substr(ran.err.size() - 16384) : ran.err;
   return Structured(
-      {{"stored", o.allow_write}, {"complete", !stopped}, {"result", std::move(*j)}, {"log", log}});
+      {{"stored", true}, {"complete", !stopped}, {"result", std::move(*j)}, {"log", log}});
 }
-ToolResult FinishP2p(const json&, const ServerOptions& o, const Ran& ran) {
-  return FinishMeasure(o, ran, "dossier p2p", "interrupted");
+ToolResult FinishP2p(const json&, const ServerOptions&, const Ran& ran) {
+  return FinishMeasure(ran, "dossier p2p", "interrupted");
 }
 
 json ServeBenchIn() {
@@ -745,13 +745,12 @@ Result<Invocation> PlanServeBench(const json& args, const ServerOptions& o) {
     std::replace(opt.begin(), opt.end(), '_', '-');
     inv.argv.push_back(Opt(opt.c_str(), std::to_string(args[k].get<int64_t>())));
   }
-  if (!o.allow_write) inv.argv.push_back("--no-store");
   inv.argv.insert(inv.argv.end(), {"--", Str(args, "url")});
   inv.limit_s = secs + 60;
   return inv;
 }
-ToolResult FinishServeBench(const json&, const ServerOptions& o, const Ran& ran) {
-  return FinishMeasure(o, ran, "dossier serve-bench", "interrupted");
+ToolResult FinishServeBench(const json&, const ServerOptions&, const Ran& ran) {
+  return FinishMeasure(ran, "dossier serve-bench", "interrupted");
 }
 
 }  // namespace
@@ -799,12 +798,12 @@ const std::vector<Tool>& ToolTable() {
        Tool::kRead, GenerateIn, GenerateOut, PlanGenerate, FinishGenerate},
       {"p2p", "Measure GPU copies",
        "Measure GPU<->GPU and host<->GPU copies over message sizes, checking every byte, within "
-       "the call's time limit; progress is notified, cancelling keeps what was measured. Needs "
-       "--allow-measure (and --allow-write to store the record).",
+       "the call's time limit; progress is notified, cancelling keeps what was measured (a p2p "
+       "record, as the CLI stores it). Needs --allow-measure.",
        Tool::kMeasure, P2pIn, MeasureOut, PlanP2p, FinishP2p},
       {"serve_bench", "Benchmark a serving endpoint",
        "Measure an OpenAI-compatible endpoint (TTFT, ITL, TPOT, throughput) within the call's "
-       "time limit. Needs --allow-measure (and --allow-write to store the record).",
+       "time limit, stored as a serve-bench record. Needs --allow-measure.",
        Tool::kMeasure, ServeBenchIn, MeasureOut, PlanServeBench, FinishServeBench},
   };
   return kTools;
