@@ -105,6 +105,16 @@ TEST(NoteCommand, AMeasurementOfAMachineWithNoOtherRecordIsShown) {
   EXPECT_EQ(md.out.find("No measurement yet"), std::string::npos) << md.out;
   EXPECT_NE(md.out.find("485"), std::string::npos) << md.out;
   EXPECT_NE(md.out.find("`lonely`"), std::string::npos) << md.out;
+  // Never said to be collected: reachability is not known.
+  EXPECT_NE(md.out.find("| `lonely` | unknown | not known: only its measurements"),
+            std::string::npos)
+      << md.out;
+  auto prom = RunCli("generate prometheus " + d);
+  EXPECT_NE(prom.out.find("dossier_serve_tokens_per_second{machine=\"lonely\""), std::string::npos)
+      << prom.out;
+  EXPECT_EQ(prom.out.find("dossier_last_collect_timestamp_seconds{machine=\"lonely\"}"),
+            std::string::npos)
+      << prom.out;
   auto js = RunCli("report --format json " + d);
   auto j = nlohmann::json::parse(js.out.substr(js.out.find('{')), nullptr, false);
   ASSERT_FALSE(j.is_discarded()) << js.out;

@@ -137,7 +137,8 @@ std::string MetricsText(const View& view, const Analysis& analysis) {
   for (const auto& mv : view.machines) {
     const Machine& m = mv.machine;
     const std::string& name = m.name;
-    if (double t = EpochSeconds(mv.record.time); !std::isnan(t))
+    // A machine known only from its measurements was never collected: no collect time.
+    if (double t = EpochSeconds(mv.record.time); !std::isnan(t) && !mv.measured_only)
       collect_time.Add({{"machine", name}}, t);
     // A count no paste covered is unknown: no series (0 would say the machine has no GPU).
     if (mv.coverage.Covers(dossier::Family::kGpus) || !m.gpus.empty())

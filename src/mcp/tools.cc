@@ -11,6 +11,7 @@
 #include "import/importer.h"
 #include "util/machine_name.h"
 #include "util/redact.h"
+#include "util/text.h"
 
 namespace dossier::mcp {
 namespace {
@@ -196,16 +197,11 @@ Result<Invocation> PlanReport(const json& args, const ServerOptions& o) {
   return inv;
 }
 
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 // The lines under the first heading whose words contain `section`, up to the next heading of the
 // same or a higher level; nullopt with the headings there are.
 std::optional<std::string> MarkdownSection(const std::string& md, const std::string& section,
                                            std::string& headings) {
-  std::string want = Lower(section);
+  std::string want = ToLower(section);
   size_t pos = 0, start = std::string::npos;
   int level = 0;
   bool fence = false;
@@ -221,7 +217,7 @@ std::optional<std::string> MarkdownSection(const std::string& md, const std::str
         return md.substr(start, pos - start);
       if (start == std::string::npos) {
         std::string words(line.substr(hashes + 1));
-        if (Lower(words).find(want) != std::string::npos) {
+        if (ToLower(words).find(want) != std::string::npos) {
           start = pos;
           level = static_cast<int>(hashes);
         } else if (hashes <= 3 && headings.size() < 2000) {

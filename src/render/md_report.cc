@@ -68,7 +68,9 @@ void MdInstructions(const View& view, const Analysis&, std::string* out) {
   for (const auto& mv : view.machines) {
     if (listed.count(mv.machine.name)) continue;
     t.Row({md::Code(mv.machine.name), RoleOf(mv),
-           mv.record.kind == "import" ? "no: imported from pasted outputs" : "collected",
+           mv.measured_only             ? "not known: only its measurements are in the dossier"
+           : mv.record.kind == "import" ? "no: imported from pasted outputs"
+                                        : "collected",
            "no instructions in the notes (" +
                md::Code("dossier note machine " + mv.machine.name + " --instructions \"…\"") + ")",
            md::Code(mv.record.file)});
