@@ -347,6 +347,13 @@ TEST(MemoryPlan, ServerFlagsBecomeTheLayout) {
   EXPECT_TRUE(in.mtp_loaded);
   ASSERT_TRUE(in.target_concurrency);
   EXPECT_EQ(*in.target_concurrency, 64);
+  // A target at no concurrency (a single-stream figure) asks nothing of the plan: no "fits"
+  // against 0 requests (mutants.py seed 2704 survivor: `> 0` read as `>= 0`).
+  Notes single;
+  NoteTarget any = t;
+  any.concurrency = 0;
+  single.targets.push_back(any);
+  EXPECT_FALSE(InputsForServer(s, m, single, {}).target_concurrency);
   EXPECT_EQ(*in.gpu_memory_bytes, static_cast<uint64_t>(95 * kTestGiB));
   MemoryPlan p = ComputeMemoryPlan(in);
   ASSERT_TRUE(p.max_concurrency.known() && p.kv_tokens_per_gpu.known());
