@@ -27,6 +27,7 @@
 // test case is one result with verdict "waived" and src = dst = -1 (the test case names no pair).
 // The buffer size is the pasted command's --bufferSize / -b (MiB), else nvbandwidth's default
 // 512 MiB, said in the notes; the latency tests use 2 MiB whatever the flag says.
+#include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -125,10 +126,11 @@ void NvbSetAddress(P2pMeasurement* pm, int64_t idx, const std::string& addr) {
   pm->gpu_addresses[idx] = addr;
 }
 
-// One cell: a number, or N/A (nullopt with na set).
+// One cell: a number, or N/A (nullopt with na set), under its matrix column.
 struct NvbCell {
   std::optional<double> value;
   bool na = false;
+  int64_t col = 0;
 };
 
 struct NvbState {
@@ -141,7 +143,7 @@ struct NvbState {
 void NvbAddRow(const NvbKind& k, const std::string& test, int64_t row,
                const std::vector<NvbCell>& cells, const std::string& at, NvbState* st) {
   for (size_t c = 0; c < cells.size(); ++c) {
-    int64_t col = static_cast<int64_t>(c);
+    int64_t col = cells[c].col;
     P2pResult r;
     r.mode = k.mode;
     if (k.shape == NvbKind::kPair) {
@@ -288,9 +290,13 @@ int NvbDetect(const Lines& lines) {
 void NvbParseText(const Lines& lines, const ImportSource& src, NvbState* st, size_t* cut_line) {
   std::string test;  // the test case being read
   NvbKind kind;
-  bool keep = false;       // the matrix under the current description is kept
-  size_t cols = 0;         // columns of the current matrix (0: header not seen)
-  size_t rows_seen = 0;    // complete rows of the current matrix
+  bool keep = false;                 // the matrix under the current description is kept
+  size_t cols = 0;                   // columns of the current matrix (0: header not seen)
+  size_t rows_seen = 0;              // complete rows of the current matrix
+  std::vector<int64_t> header_cols;  // the column each header token names (-1: "...")
+  size_t expect_rows = 0;            // rows the header implies
+  bool elided = false;               // a "..." in the current matrix (rows or columns)
+  size_t prev_line = 0;
   bool open = false;       // a test case started and neither its SUM nor a status came yet
   bool described = false;  // its matrix description came
   std::set<std::string> said;
@@ -300,9 +306,13 @@ void NvbParseText(const Lines& lines, const ImportSource& src, NvbState* st, siz
     std::string at = src.At(l.number);
     std::string where = src.file + ":" + std::to_string(l.number);  // for notes
     std::string name;
+    // ReadPaste leaves "..." lines out: a jump in line numbers inside a matrix is one.
+    if (prev_line && l.number > prev_line + 1 && cols > 0) elided = true;
+    prev_line = l.number;
     if (t.empty() || IsElision(t)) continue;
     if (NvbRunningLine(t, &name)) {
       test = name;
+      elided = false;
       kind = NvbKindOf(test);
       keep = false;
       cols = 0;
@@ -342,6 +352,7 @@ void NvbParseText(const Lines& lines, const ImportSource& src, NvbState* st, siz
     if (NvbDescLine(t)) {
       cols = 0;
       rows_seen = 0;
+      elided = false;
       described = true;
       keep = !test.empty() && !kind.mode.empty() && NvbKeepMatrix(kind, t, test, &said, st, where);
       continue;
@@ -355,11 +366,31 @@ void NvbParseText(const Lines& lines, const ImportSource& src, NvbState* st, siz
     if (!keep) continue;
     auto tok = Tokens(t);
     if (cols == 0) {
-      // The header: column numbers 0 1 2 …
-      bool header = !tok.empty();
-      for (size_t k = 0; k < tok.size(); ++k)
-        header = header && ParseInt(tok[k]) == static_cast<int64_t>(k);
-      if (header) cols = tok.size();
+      // The header: column numbers 0 1 2 …, where a person may have left columns out with
+      // "..." ("0 1 2 ... 7"): each number is the one before plus one, or larger after a gap.
+      header_cols.clear();
+      bool header = !tok.empty() && ParseInt(tok[0]) == 0;
+      int64_t last = -1;
+      bool gap = false;
+      for (size_t k = 0; header && k < tok.size(); ++k) {
+        if (IsElision(tok[k])) {
+          header = !gap && k > 0;
+          gap = true;
+          header_cols.push_back(-1);
+          continue;
+        }
+        auto n = ParseInt(tok[k]);
+        header = n && (gap ? *n > last + 1 : *n == last + 1) && *n <= 4096;
+        if (header) last = *n;
+        header_cols.push_back(header ? *n : -1);
+        gap = false;
+      }
+      if (header && !gap) {
+        cols = tok.size();
+        elided =
+            elided || std::find(header_cols.begin(), header_cols.end(), -1) != header_cols.end();
+        expect_rows = static_cast<size_t>(last + 1);
+      }
       continue;
     }
     auto row = ParseInt(tok.empty() ? "" : tok[0]);
@@ -370,13 +401,19 @@ void NvbParseText(const Lines& lines, const ImportSource& src, NvbState* st, siz
       continue;
     }
     std::vector<NvbCell> cells;
-    for (size_t k = 1; k < tok.size(); ++k) cells.push_back(NvbParseCell(tok[k]));
+    for (size_t k = 1; k < tok.size(); ++k) {
+      if (header_cols[k - 1] < 0) continue;  // under a "..." the person left the column out
+      NvbCell c = NvbParseCell(tok[k]);
+      c.col = header_cols[k - 1];
+      cells.push_back(c);
+    }
     NvbAddRow(kind, test, *row, cells, at, st);
     ++rows_seen;
   }
   // The paste ends inside a test case: before its matrix, or with rows missing.
-  size_t expect = kind.shape == NvbKind::kPair ? cols : 1;
-  if (open && !lines.empty() && !*cut_line &&
+  // Rows a person left out with "..." are not a cut.
+  size_t expect = kind.shape == NvbKind::kPair ? expect_rows : 1;
+  if (open && !lines.empty() && !*cut_line && !elided &&
       (!described || (keep && (cols == 0 || rows_seen < expect))))
     *cut_line = lines.back().number;
 }
@@ -490,6 +527,7 @@ Status NvbParseJson(const Lines& lines, const ImportSource& src, NvbState* st, s
           cells.push_back(c.is_string()   ? NvbParseCell(c.get<std::string>())
                           : c.is_number() ? NvbCell{c.get<double>(), false}
                                           : NvbCell{});
+      for (size_t k = 0; k < cells.size(); ++k) cells[k].col = static_cast<int64_t>(k);
       rows.push_back(std::move(cells));
     }
     size_t ncols = rows.empty() ? 0 : rows.front().size();

@@ -94,6 +94,39 @@ TEST(NvbandwidthImport, CutOffKeepsCompleteRowsAndSaysWhere) {
   EXPECT_TRUE(NvbNoted(run, "paste.txt:38: the output stops here (cut off)"));
 }
 
+// A person shortened an 8-GPU matrix: rows left out ("...", "[...]" lines) and columns left out
+// ("..." or "…" in the header and under it). The values keep their columns; nothing is invented
+// for what was left out, and the leaving out is not taken for a cut.
+TEST(NvbandwidthImport, RowsAndColumnsLeftOutKeepTheirColumns) {
+  ImportRun run = ImportString(NvbCorpus("eight-gpu-v0.8-elided.txt"));
+  EXPECT_EQ(Formats(run), std::vector<std::string>{"nvbandwidth"});
+  ASSERT_EQ(run.imported.p2p.size(), 1u);
+  const P2pMeasurement& m = run.imported.p2p[0];
+  EXPECT_FALSE(m.interrupted);
+  // Write: row -> column. Rows 0 1 6 7, columns 0 1 2 6 7: 4 x 5 - 4 diagonal cells.
+  size_t write = 0, read = 0;
+  for (const auto& r : m.results) {
+    write += r.mode == "uni-p2p";
+    read += r.mode == "uni-p2p-read";
+  }
+  EXPECT_EQ(write, 16u);
+  EXPECT_EQ(read, 8u);  // rows 0 and 7 only
+  ASSERT_NE(NvbFind(m, "uni-p2p", 0, 6), nullptr);
+  EXPECT_DOUBLE_EQ(NvbFind(m, "uni-p2p", 0, 6)->gbps_median.value_or(0), 40.6);
+  ASSERT_NE(NvbFind(m, "uni-p2p", 6, 7), nullptr);
+  EXPECT_DOUBLE_EQ(NvbFind(m, "uni-p2p", 6, 7)->gbps_median.value_or(0), 46.7);
+  ASSERT_NE(NvbFind(m, "uni-p2p", 7, 6), nullptr);
+  EXPECT_DOUBLE_EQ(NvbFind(m, "uni-p2p", 7, 6)->gbps_median.value_or(0), 47.6);
+  EXPECT_EQ(NvbFind(m, "uni-p2p", 0, 3), nullptr);  // under the "...": not measured here
+  EXPECT_EQ(NvbFind(m, "uni-p2p", 3, 0), nullptr);
+  EXPECT_EQ(NvbFind(m, "uni-p2p", 6, 6), nullptr);  // the N/A diagonal is not a pair
+  // Read: column -> row, under the "…" header too.
+  ASSERT_NE(NvbFind(m, "uni-p2p-read", 6, 7), nullptr);
+  EXPECT_DOUBLE_EQ(NvbFind(m, "uni-p2p-read", 6, 7)->gbps_median.value_or(0), 27.6);
+  for (const auto& f : run.files)
+    for (const auto& n : f.notes) EXPECT_EQ(n.find("cut off"), std::string::npos) << n;
+}
+
 TEST(NvbandwidthImport, OldVersionWaivingLineNamesTheTestCase) {
   ImportRun run = ImportString(NvbCorpus("two-l4-v0.4-waiving.txt"));
   ASSERT_EQ(run.imported.p2p.size(), 1u);
