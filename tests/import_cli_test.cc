@@ -310,6 +310,18 @@ TEST(NoteMeasurement, TypedInFiguresAreMeasurements) {
     typed += ReadWholeFile(e.path().string()).find("typed in: dossier note measurement") !=
              std::string::npos;
   EXPECT_EQ(typed, 2u);
+  // A figure whose peer access was not said is drawn in the page's bandwidth chart under its
+  // own name: neither P2P nor staged.
+  ASSERT_EQ(run({"note", "measurement", "--machine", "guest", "--pair", "1-0", "--size", "16M",
+                 "--gbps", "40.9"})
+                .exit_code,
+            0);
+  ProcessResult html = run({"report", "--format", "html"});
+  ASSERT_EQ(html.exit_code, 0) << html.err;
+  size_t chart = html.out.find("GPU1 → GPU0");
+  ASSERT_NE(chart, std::string::npos);
+  EXPECT_NE(html.out.find("peer access not said (uni-unknown)", chart), std::string::npos);
+  EXPECT_EQ(html.out.find("peer access on (uni-p2p)", chart), std::string::npos);
   // Neither kind given, or both: usage.
   EXPECT_EQ(run({"note", "measurement", "--machine", "guest"}).exit_code, 2);
   EXPECT_EQ(run({"note", "measurement", "--machine", "guest", "--pair", "0-1", "--size", "x",

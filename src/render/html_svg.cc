@@ -418,15 +418,21 @@ std::string P2pCharts(const MachineView& mv, size_t max_pairs) {
   struct PairData {
     Series p2p{"peer access on (uni-p2p)", "#1565c0", false, {}};
     Series staged{"staged through host (uni-staged)", "#6d4c41", true, {}};
+    // A pasted or typed-in table that did not say whether peer access was on: drawn, but
+    // under its own name, never counted as either.
+    Series unknown{"peer access not said (uni-unknown)", "#6a1b9a", true, {}};
     double limit = 0;
   };
   std::map<std::pair<int64_t, int64_t>, PairData> pairs;
   for (const auto& r : pm.results) {
     if (r.src < 0 || r.dst < 0 || r.verdict != "ok" || !r.gbps_median.known()) continue;
-    if (r.mode != "uni-p2p" && r.mode != "uni-staged") continue;
+    Series PairData::*series = r.mode == "uni-p2p"       ? &PairData::p2p
+                               : r.mode == "uni-staged"  ? &PairData::staged
+                               : r.mode == "uni-unknown" ? &PairData::unknown
+                                                         : nullptr;
+    if (!series) continue;
     PairData& p = pairs[{r.src, r.dst}];
-    (r.mode == "uni-p2p" ? p.p2p : p.staged)
-        .points.push_back({static_cast<double>(r.size_bytes), *r.gbps_median});
+    (p.*series).points.push_back({static_cast<double>(r.size_bytes), *r.gbps_median});
     if (r.link_limit_gbps.known()) p.limit = std::max(p.limit, *r.link_limit_gbps);
   }
   std::string o;
@@ -434,7 +440,7 @@ std::string P2pCharts(const MachineView& mv, size_t max_pairs) {
   for (auto& [key, p] : pairs) {
     if (shown == max_pairs) break;
     std::vector<Series> s;
-    for (Series* x : {&p.p2p, &p.staged}) {
+    for (Series* x : {&p.p2p, &p.staged, &p.unknown}) {
       std::sort(x->points.begin(), x->points.end());
       if (!x->points.empty()) s.push_back(*x);
     }
