@@ -304,6 +304,31 @@ TEST(NoteMeasurement, TypedInFiguresAreMeasurements) {
   EXPECT_EQ(RecordCount(d), 3u);
   ProcessResult md = run({"report"});
   EXPECT_NE(md.out.find("**485.0**, not met"), std::string::npos) << md.out.substr(0, 2000);
+  // Only the load and the throughput were typed: the counts and the output throughput are not
+  // known, in every output, never 0 (the report once said "1 / 0" and Prometheus 0 requests/s).
+  size_t row = md.out.find("| concurrency 64 | 485.0 | not known |");
+  ASSERT_NE(row, std::string::npos) << md.out;
+  std::string line = md.out.substr(row, md.out.find('\n', row) - row);
+  EXPECT_NE(line.find("not known (typed in with dossier note measurement"), std::string::npos)
+      << line;
+  EXPECT_EQ(line.find("1 / 0"), std::string::npos) << line;
+  EXPECT_EQ(line.find("0 / 0"), std::string::npos) << line;
+  nlohmann::json js = nlohmann::json::parse(run({"report", "--format", "json"}).out);
+  const nlohmann::json* served = nullptr;
+  for (const auto& m : js["machines"])
+    if (m["name"] == "guest") served = &m["measurement_summary"]["serve"];
+  ASSERT_TRUE(served && served->size() == 1u);
+  EXPECT_EQ((*served)[0]["total_tokens_per_s"], 485.0);
+  EXPECT_TRUE((*served)[0]["output_tokens_per_s"].is_null());
+  EXPECT_TRUE((*served)[0]["completed"].is_null());
+  EXPECT_TRUE((*served)[0]["failed"].is_null());
+  EXPECT_NE((*served)[0]["unknown"].get<std::string>().find("typed in"), std::string::npos);
+  ProcessResult prom = run({"generate", "prometheus"});
+  ASSERT_EQ(prom.exit_code, 0) << prom.err;
+  EXPECT_NE(prom.out.find("kind=\"total\"} 485"), std::string::npos) << prom.out;
+  for (const char* absent :
+       {"dossier_serve_requests_per_second{", "kind=\"output\"", "dossier_serve_failed_requests{"})
+    EXPECT_EQ(prom.out.find(absent), std::string::npos) << absent << "\n" << prom.out;
   // The records say the figures were typed in.
   size_t typed = 0;
   for (const auto& e : fs::directory_iterator(d + "/records"))

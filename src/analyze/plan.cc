@@ -25,7 +25,7 @@ void FailedRunFor(const std::vector<ServeMeasurement>& ms, const NoteTarget& t,
     const ServeRun* failed = nullptr;
     for (const auto& run : m->runs) {
       if (want > 0 && !(run.concurrency.known() && *run.concurrency == want)) continue;
-      if (run.completed > 0) return;
+      if (run.MeasuredSomething()) return;
       if (!failed) failed = &run;
     }
     if (failed) {

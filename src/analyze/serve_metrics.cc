@@ -70,6 +70,7 @@ bool IsServeMetric(std::string_view name) {
 
 std::optional<double> ServeMetric(const ServeRun& run, std::string_view name) {
   if (name == kSingleStream) name = "output_tokens_per_s";
+  if (!run.Knows(name)) return std::nullopt;  // a plain field's 0 there is not a value
   std::optional<double> out;
   WalkNumbers(run, [&](const std::string& n, std::optional<double> v) {
     if (n == name) out = v;
@@ -101,7 +102,7 @@ std::optional<MeasuredValue> LatestForTarget(const std::vector<ServeMeasurement>
     for (const auto& run : m->runs) {
       if (want > 0 && !(run.concurrency.known() && *run.concurrency == want)) continue;
       // A run in which no request completed measured nothing: its zeros are not values.
-      if (run.completed == 0) continue;
+      if (!run.MeasuredSomething()) continue;
       auto v = ServeMetric(run, t.metric);
       if (!v) continue;
       if (!best || (higher_better ? *v > best->value : *v < best->value))

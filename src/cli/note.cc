@@ -430,12 +430,20 @@ int RunMeasurementNote(const MeasurementNoteArgs& a, const std::string& dossier_
     ServeRun run;
     if (a.concurrency > 0) run.concurrency.Set(a.concurrency, origin);
     if (a.request_rate > 0) run.request_rate.Set(a.request_rate, origin);
-    // The request count is not known; one completed request marks the run as having measured
-    // something (a run with none is read as measuring nothing).
-    run.completed = 1;
     run.label = "typed in";
     if (a.total_tok_s >= 0) run.total_tokens_per_s = a.total_tok_s;
     if (a.output_tok_s >= 0) run.output_tokens_per_s = a.output_tok_s;
+    // Only the load and the throughputs given are known; every other figure is not, and says
+    // why, so no renderer shows its 0.
+    const std::string why =
+        "typed in with dossier note measurement: only the load and the throughputs given are "
+        "known";
+    for (const char* f : {"completed", "failed", "cancelled", "duration_s", "input_tokens",
+                          "output_tokens", "request_throughput", "input_tokens_per_s",
+                          "peak_output_tokens_per_s", "peak_concurrent_requests"})
+      run.not_known[f] = why;
+    if (a.total_tok_s < 0) run.not_known["total_tokens_per_s"] = why;
+    if (a.output_tok_s < 0) run.not_known["output_tokens_per_s"] = why;
     sm.runs.push_back(std::move(run));
     doc = {{"kind", "serve-bench"}, {"machine", a.machine}, {"serve", ServeToJson(sm)}};
   }

@@ -110,14 +110,15 @@ void ServeMetrics(const MachineView& mv, NodeFacts* n) {
   if (mv.serve.empty()) return;
   for (const auto& r : mv.serve.back().runs) {
     std::string load = LoadLabel(r);
-    if (r.completed > 0) {
-      n->metrics.push_back({"serve " + load + " total tokens/s", r.total_tokens_per_s, ""});
+    if (r.MeasuredSomething()) {
+      if (r.Knows("total_tokens_per_s"))
+        n->metrics.push_back({"serve " + load + " total tokens/s", r.total_tokens_per_s, ""});
       if (r.ttft_ms.median.known())
         n->metrics.push_back({"serve " + load + " TTFT median (ms)", *r.ttft_ms.median, ""});
       if (r.tpot_ms.median.known())
         n->metrics.push_back({"serve " + load + " TPOT median (ms)", *r.tpot_ms.median, ""});
     }
-    if (r.failed > 0)
+    if (r.Knows("failed") && r.failed > 0)
       n->attributes.emplace_back("serve " + load + " failed requests", std::to_string(r.failed));
   }
 }
@@ -270,9 +271,12 @@ NodeFacts FromOutputMachine(const nlohmann::json& j, const std::string& file,
   if (s != j.end() && s->is_object() && s->contains("serve") && (*s)["serve"].is_array()) {
     std::map<std::string, double> latest;  // rows are oldest first: the last per load wins
     for (const auto& row : (*s)["serve"])
-      if (row.is_object() && row.contains("completed") && row["completed"].is_number() &&
-          row["completed"].get<double>() > 0 && row.contains("total_tokens_per_s") &&
-          row["total_tokens_per_s"].is_number())
+      // A run that completed a request, or whose counts are not known (null: a typed-in
+      // figure); a run that completed none measured nothing.
+      if (row.is_object() && row.contains("completed") &&
+          (row["completed"].is_null() ||
+           (row["completed"].is_number() && row["completed"].get<double>() > 0)) &&
+          row.contains("total_tokens_per_s") && row["total_tokens_per_s"].is_number())
         latest[StrField(row, "load", "load unknown")] = row["total_tokens_per_s"].get<double>();
     for (const auto& [load, tps] : latest)
       n.metrics.push_back({"serve " + load + " total tokens/s", tps, ""});

@@ -218,14 +218,15 @@ std::string MetricsText(const View& view, const Analysis& analysis) {
       if (double t = EpochSeconds(sm.time); !std::isnan(t)) serve_time.Add({{"machine", name}}, t);
       for (const auto& r : sm.runs) {
         Labels l = {{"machine", name}, {"load", Load(r)}};
-        failed.Add(l, static_cast<double>(r.failed));
-        if (r.completed == 0) continue;
-        req.Add(l, r.request_throughput);
+        // A figure not known (typed in without it) is absent, never a 0.
+        if (r.Knows("failed")) failed.Add(l, static_cast<double>(r.failed));
+        if (!r.MeasuredSomething()) continue;
+        if (r.Knows("request_throughput")) req.Add(l, r.request_throughput);
         Labels t = l;
         t.emplace_back("kind", "total");
-        tps.Add(t, r.total_tokens_per_s);
+        if (r.Knows("total_tokens_per_s")) tps.Add(t, r.total_tokens_per_s);
         t.back().second = "output";
-        tps.Add(t, r.output_tokens_per_s);
+        if (r.Knows("output_tokens_per_s")) tps.Add(t, r.output_tokens_per_s);
         auto quantiles = [&](Family& fam, const LatencyStats& s) {
           const std::pair<const char*, const Fact<double>*> qs[] = {
               {"50", &s.median}, {"90", &s.p90}, {"99", &s.p99}, {"100", &s.max}};

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/fact.h"
@@ -136,6 +137,15 @@ struct ServeRun {
   // token by the final count).
   LatencyStats itl_per_token_ms;
   Fact<double> goodput;  // requests/s meeting the SLOs, when SLOs were given
+  // Figures of this run that are not known, by the name visit gives them, with why. A figure a
+  // person typed in (`dossier note measurement`) carries its load and the throughputs given;
+  // the request counts, the duration and the token counts were never seen, and a plain field's
+  // 0 there is not a value. Empty for a run dossier measured or a block it read whole.
+  std::map<std::string, std::string> not_known;
+  bool Knows(std::string_view figure) const { return !not_known.contains(std::string(figure)); }
+  // Whether the run measured anything: a request completed, or the counts are not known and a
+  // figure was given (a typed-in run). A run that completed nothing measured no throughput.
+  bool MeasuredSomething() const { return completed > 0 || !Knows("completed"); }
   template <class V>
   void visit(V& v) {
     v("concurrency", concurrency);
@@ -169,6 +179,7 @@ struct ServeRun {
     v("tpot_ms", tpot_ms);
     v("e2e_ms", e2e_ms);
     v("goodput", goodput);
+    v("not_known", not_known);
   }
 };
 

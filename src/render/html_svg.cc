@@ -468,7 +468,7 @@ std::string ServeCharts(const MachineView& mv, const Analysis& a) {
   std::vector<const ServeRun*> runs;
   for (const ServeMeasurement* sm : same)
     for (const auto& r : sm->runs)
-      if (r.completed > 0) runs.push_back(&r);  // a failed run measured nothing
+      if (r.MeasuredSomething()) runs.push_back(&r);  // a failed run measured nothing
   // The x axis: requests in flight (closed loop, or an open loop's cap), else the request rate
   // of an open loop, else the runs in order.
   auto in_flight = [](const ServeRun& r) -> std::optional<double> {
@@ -500,8 +500,8 @@ std::string ServeCharts(const MachineView& mv, const Analysis& a) {
         continue;
       c = *r->request_rate;
     }
-    total.points.push_back({c, r->total_tokens_per_s});
-    output.points.push_back({c, r->output_tokens_per_s});
+    if (r->Knows("total_tokens_per_s")) total.points.push_back({c, r->total_tokens_per_s});
+    if (r->Knows("output_tokens_per_s")) output.points.push_back({c, r->output_tokens_per_s});
     if (r->ttft_ms.median.known()) ttft.points.push_back({c, *r->ttft_ms.median});
     if (r->tpot_ms.median.known()) tpot.points.push_back({c, *r->tpot_ms.median});
   }

@@ -34,14 +34,17 @@ nlohmann::json Summary(const MachineView& mv) {
                    {"small_message_latency", s.small_latency}});
   }
   for (const auto& r : SummarizeServe(mv)) {
+    // A figure not known is null, with the reason beside it (never 0).
+    auto opt = [](const auto& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
     serve.push_back({{"time", r.time},
                      {"endpoint", r.endpoint},
                      {"stale", r.stale},
                      {"load", r.load},
-                     {"total_tokens_per_s", r.total_tps},
-                     {"output_tokens_per_s", r.output_tps},
-                     {"completed", r.completed},
-                     {"failed", r.failed}});
+                     {"total_tokens_per_s", opt(r.total_tps)},
+                     {"output_tokens_per_s", opt(r.output_tps)},
+                     {"completed", opt(r.completed)},
+                     {"failed", opt(r.failed)},
+                     {"unknown", r.unknown}});
   }
   return {{"p2p", p2p}, {"serve", serve}};
 }

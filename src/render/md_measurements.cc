@@ -43,14 +43,21 @@ void MdMeasurements(const View& view, const Analysis&, std::string* out) {
                    "TPOT median ms", "completed / failed"});
       for (const auto& r : serve) {
         std::string when = r.time + (r.stale.empty() ? "" : " (stale: " + r.stale + ")");
-        // A run that completed nothing measured no throughput: it failed.
-        bool failed = r.completed == 0;
+        // A run that completed nothing measured no throughput: it failed. A figure not known
+        // (typed in without it) says so, never 0.
+        bool failed = !r.measured;
+        auto num = [](const std::optional<double>& v) {
+          return v ? fmt::format("{:.1f}", *v) : std::string("not known");
+        };
+        auto count = [](const std::optional<int64_t>& v) {
+          return v ? std::to_string(*v) : std::string("not known");
+        };
         t.Row({md::Escape(when) + " " + md::Code(r.endpoint), md::Escape(r.load),
-               failed ? "run failed" : fmt::format("{:.1f}", r.total_tps),
-               failed ? "-" : fmt::format("{:.1f}", r.output_tps),
+               failed ? "run failed" : num(r.total_tps), failed ? "-" : num(r.output_tps),
                r.ttft_median_ms.empty() ? "-" : md::Escape(r.ttft_median_ms),
                r.tpot_median_ms.empty() ? "-" : md::Escape(r.tpot_median_ms),
-               fmt::format("{} / {}", r.completed, r.failed)});
+               r.completed || r.failed ? count(r.completed) + " / " + count(r.failed)
+                                       : "not known (" + md::Escape(r.unknown) + ")"});
       }
       *out += t.Render() + "\n";
     }

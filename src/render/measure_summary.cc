@@ -78,12 +78,18 @@ std::vector<ServeSummaryRow> SummarizeServe(const MachineView& mv) {
         row.load = "concurrency " + std::to_string(*r.concurrency);
       else if (r.request_rate.known())
         row.load = fmt::format("rate {:g}/s", *r.request_rate);
-      row.total_tps = r.total_tokens_per_s;
-      row.output_tps = r.output_tokens_per_s;
+      auto known = [&](const char* figure) {
+        if (r.Knows(figure)) return true;
+        if (row.unknown.empty()) row.unknown = r.not_known.at(figure);
+        return false;
+      };
+      if (known("total_tokens_per_s")) row.total_tps = r.total_tokens_per_s;
+      if (known("output_tokens_per_s")) row.output_tps = r.output_tokens_per_s;
       if (r.ttft_ms.median.known()) row.ttft_median_ms = fmt::format("{:.1f}", *r.ttft_ms.median);
       if (r.tpot_ms.median.known()) row.tpot_median_ms = fmt::format("{:.1f}", *r.tpot_ms.median);
-      row.completed = r.completed;
-      row.failed = r.failed;
+      if (known("completed")) row.completed = r.completed;
+      if (known("failed")) row.failed = r.failed;
+      row.measured = r.MeasuredSomething();
       out.push_back(std::move(row));
     }
   }

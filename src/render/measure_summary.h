@@ -3,6 +3,7 @@
 // went; per serving run, the throughput and latency figures people compare.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,9 +25,12 @@ struct P2pSummary {
 
 struct ServeSummaryRow {
   std::string time, endpoint, stale, load;  // load: "concurrency 64" or "rate 2/s"
-  double total_tps = 0, output_tps = 0;
+  // nullopt: not known (a typed-in figure that did not give it); `unknown` says why.
+  std::optional<double> total_tps, output_tps;
   std::string ttft_median_ms, tpot_median_ms;  // "" when not measured
-  int64_t completed = 0, failed = 0;
+  std::optional<int64_t> completed, failed;
+  bool measured = false;  // a request completed, or the counts are not known (typed in)
+  std::string unknown;    // why a figure above is not known; "" when all are
 };
 
 std::vector<P2pSummary> SummarizeP2p(const MachineView& mv);
