@@ -488,6 +488,40 @@ TEST(ImportRulesFrontDoor, NcclP2pFallback) {
   }
 }
 
+// The pair NCCL refused is looked up in the machine's one answer per pair, and ACS in its one
+// ACS answer: on bare metal behind a switch with ACS redirect, the refused pair shares the
+// switch (its path allows P2P) and ACS is named as what stands in the way, with its evidence.
+TEST(ImportRulesFrontDoor, NcclP2pFallbackReadsThePairAndAcsVerdicts) {
+  TempDir t;
+  const std::string d = t.path() + "/d";
+  Collect(d, FixtureTree("baremetal-switch"), "box");
+  t.Write("refused.log",
+          "box:7:7 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\n"
+          "box:7:7 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 busId 3000 commId 0x1\n"
+          "box:7:7 [1] NCCL INFO comm 0x2 rank 1 nranks 2 cudaDev 1 busId 4000 commId 0x1\n"
+          "box:7:7 [0] NCCL INFO P2P is disabled between connected GPUs 1 and 0.\n");
+  auto r =
+      RunDossier({"import", t.path() + "/refused.log", "--machine", "box", "--dossier", d, "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json doc = ReportJson(d);
+  const json* f = FindingIn(doc, "nccl.p2p-fallback");
+  ASSERT_NE(f, nullptr) << ::testing::PrintToString(FindingIds(doc));
+  std::string ex = f->value("explanation", "");
+  EXPECT_NE(ex.find("1 of the pairs NCCL names can do P2P by their path (they share a PCIe "
+                    "switch on the host (PIX))"),
+            std::string::npos)
+      << ex;
+  EXPECT_NE(ex.find("ACS stands in the way: ACS redirect is on at 0000:02:00.0"), std::string::npos)
+      << ex;
+  bool pair = false, acs = false;
+  for (const auto& e : (*f)["evidence"]) {
+    pair = pair || e.value("fact", "") == "GPU 0000:03:00.0 <-> 0000:04:00.0: can do P2P";
+    acs = acs || e.value("fact", "").find("ACS control") != std::string::npos;
+  }
+  EXPECT_TRUE(pair) << f->dump(2);
+  EXPECT_TRUE(acs) << f->dump(2);
+}
+
 // --- notes.contradicted: "NUMA affinity set" where the GPUs read numa_node -1; the same note on
 // bare metal whose GPUs have their node ---------------------------------------------------------
 

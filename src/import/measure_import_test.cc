@@ -198,6 +198,9 @@ TEST(ImportNccl, DebugInfoLines) {
   EXPECT_EQ(n.connections[0].transport, "SHM/direct/direct");
   EXPECT_EQ(n.connections[1].from_rank, 1);
   ASSERT_EQ(n.p2p_refused.size(), 1u);
+  // The pair the refusal names, as ordinals and bus ids (the rules look its verdict up).
+  EXPECT_EQ(n.p2p_refused[0].devices, (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(n.p2p_refused[0].bus_ids, (std::vector<std::string>{"0000:01:00.0", "0000:81:00.0"}));
 }
 
 // Serving-benchmark result blocks as each version of vLLM and SGLang prints them (the corpus under
@@ -608,6 +611,8 @@ TEST(ImportNcclVersions, OldRingLinesShortBusIdsAndBareVersion) {
   EXPECT_EQ(n.connections[4].transport, "direct shared memory");
   ASSERT_EQ(n.p2p_refused.size(), 1u);
   EXPECT_NE(n.p2p_refused[0].message.find("GPUs 3 and 0"), std::string::npos);
+  EXPECT_EQ(n.p2p_refused[0].devices, (std::vector<int64_t>{3, 0}));  // ordinals only
+  EXPECT_TRUE(n.p2p_refused[0].bus_ids.empty());
 }
 
 // A part recognised as a format but holding no fact of it is said so and stores nothing; --as

@@ -58,6 +58,8 @@ Status NcclParse(const Lines& lines, const ImportSource& src, Imported* out) {
   // "direct shared memory").
   static const std::regex kChannel(
       R"((?:Channel|Ring) (\d+)(?:/\d+)? : (\d+)\[[0-9a-fA-F]+\] (?:->|\xE2\x86\x92) (\d+)\[[0-9a-fA-F]+\] (?:\[\w+\] )?via ([^\r\n]+?)\s*$)");
+  static const std::regex kRefusedPair(
+      R"((?:dev|GPUs) (\d+)(?:\(=([0-9a-fA-F]+)\))? and (?:dev )?(\d+)(?:\(=([0-9a-fA-F]+)\))?)");
   size_t seen = 0;
   for (const auto& l : lines) {
     if (!NcclLine(l.text)) continue;
@@ -97,13 +99,26 @@ Status NcclParse(const Lines& lines, const ImportSource& src, Imported* out) {
       if (p == std::string::npos)
         p = d;  // transport/p2p.cc: "P2P is disabled between
                 // connected GPUs 1 and 0."
-      n.p2p_refused.push_back({t.substr(p, 200), at});
+      NcclP2pRefused r{t.substr(p, 200), at, {}, {}};
+      // The pair: "dev 1(=81000) and dev 0(=1000)" (transport/p2p.cc, bus ids in brackets),
+      // "connected GPUs 1 and 0" (ordinals only).
+      std::smatch pm;
+      std::string rest = t.substr(p, 300);
+      if (std::regex_search(rest, pm, kRefusedPair)) {
+        for (int k : {1, 3})
+          if (auto v = ParseInt(pm[k].str())) r.devices.push_back(*v);
+        for (int k : {2, 4})
+          if (auto b = BusId(pm[k].str()); !b.empty()) r.bus_ids.push_back(b);
+        if (r.devices.size() != 2) r.devices.clear();
+        if (r.bus_ids.size() != 2) r.bus_ids.clear();
+      }
+      n.p2p_refused.push_back(std::move(r));
       ++out->facts;
     } else if (size_t q = t.find("Custom allreduce is disabled"); q != std::string::npos) {
       std::string msg = t.substr(q, 200);
       bool dup = false;
       for (const auto& r : n.p2p_refused) dup = dup || r.message == msg;
-      if (!dup) n.p2p_refused.push_back({msg, at}), ++out->facts;
+      if (!dup) n.p2p_refused.push_back({msg, at, {}, {}}), ++out->facts;
     }
   }
   if (seen == 0) return Error::Invalid("no NCCL line (NCCL INFO …)");

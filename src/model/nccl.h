@@ -43,10 +43,17 @@ struct NcclConnection {
 struct NcclP2pRefused {
   std::string message;  // "Could not enable P2P between dev 1(=81000) and dev 0(=1000)"
   std::string line;
+  // The pair the message names, when it does: CUDA device ordinals ("dev 1", "GPUs 1 and 0")
+  // and bus ids ("(=81000)" = 0000:81:00.0). Empty for a message that names no pair (vLLM's
+  // "Custom allreduce is disabled …").
+  std::vector<int64_t> devices;
+  std::vector<std::string> bus_ids;
   template <class V>
   void visit(V& v) {
     v("message", message);
     v("line", line);
+    v("devices", devices);
+    v("bus_ids", bus_ids);
   }
 };
 

@@ -56,31 +56,86 @@ std::optional<Finding> RuleNcclP2pFallback(const RuleContext& ctx) {
              status == st.read ? st.source : std::string("imported nvidia-smi topo -p2p")));
     }
   }
+  // The pairs NCCL refused or connected over SHM, by GPU address: a refusal's bus ids, else its
+  // CUDA ordinals through the ranks; an SHM connection's ranks.
+  auto rank_bus = [&](auto matches) -> std::string {
+    for (const auto& r : n.ranks)
+      if (matches(r) && r.bus_id.known()) return *r.bus_id;
+    return {};
+  };
+  std::set<std::pair<std::string, std::string>> named;
+  auto name_pair = [&](std::string a, std::string b) {
+    if (a.empty() || b.empty() || a == b) return;
+    if (b < a) std::swap(a, b);
+    named.insert({a, b});
+  };
+  for (const auto& r : n.p2p_refused) {
+    if (r.bus_ids.size() == 2) {
+      name_pair(r.bus_ids[0], r.bus_ids[1]);
+    } else if (r.devices.size() == 2) {
+      auto by_dev = [&](int64_t d) {
+        return rank_bus([&](const NcclRank& x) { return x.cuda_device.value_or(-1) == d; });
+      };
+      name_pair(by_dev(r.devices[0]), by_dev(r.devices[1]));
+    }
+  }
+  for (const NcclConnection* c : shm) {
+    auto by_rank = [&](int64_t k) {
+      return rank_bus([&](const NcclRank& x) { return x.rank == k; });
+    };
+    name_pair(by_rank(c->from_rank), by_rank(c->to_rank));
+  }
+  // Each pair's one answer (analyze/verdicts.h: on a guest, whether its host can route P2P
+  // between the host GPUs behind the pair); the rule does not decide it again.
+  const MachineVerdicts& v = ctx.V();
+  size_t can = 0, cannot = 0, open = 0;
+  std::string can_why, cannot_why, open_why;
+  for (const auto& pv : v.pairs) {
+    std::pair<std::string, std::string> key =
+        pv.a < pv.b ? std::pair{pv.a, pv.b} : std::pair{pv.b, pv.a};
+    if (!named.empty() && !named.count(key)) continue;
+    (pv.can == Answer::kYes ? can : pv.can == Answer::kNo ? cannot : open) += 1;
+    std::string& w = pv.can == Answer::kYes  ? can_why
+                     : pv.can == Answer::kNo ? cannot_why
+                                             : open_why;
+    if (w.empty()) w = pv.why;
+    if (f.evidence.size() < 10)
+      f.evidence.push_back(Ev("GPU " + pv.a + " <-> " + pv.b + ": can do P2P",
+                              std::string(AnswerWord(pv.can)) + " (" + pv.why + ")",
+                              "verdict: GPU pairs (analyze/verdicts)"));
+  }
+  std::string scope = named.empty() ? "of the machine's GPU pairs" : "of the pairs NCCL names";
+  if (cannot > 0)
+    why.push_back(std::to_string(cannot) + " " + scope + " cannot do P2P where they sit (" +
+                  cannot_why + ")");
+  if (can > 0)
+    why.push_back(
+        std::to_string(can) + " " + scope + " can do P2P by their path (" + can_why +
+        (IsGuest(m) ? ")" : "): what refused it is the driver or a setting, not where they sit"));
+  if (open > 0 && can == 0 && cannot == 0)
+    why.push_back("whether " + std::to_string(open) + " " + scope +
+                  " can do P2P where they sit is not known (" + open_why + ")");
   if (IsGuest(m)) {
+    std::string host =
+        v.clique.answer == Answer::kYes
+            ? "; its host can route P2P between the GPUs behind them (" + v.clique.why +
+                  "), so advertising them as one clique (x-nv-gpudirect-clique) lets NCCL use it"
+        : v.clique.answer == Answer::kNo
+            ? "; and its host cannot route P2P between them either (" + v.clique.why + ")"
+            : "";
     why.push_back(
         "this is a virtual machine: each passed-through GPU sits behind its own virtual "
         "root port and the hypervisor does not advertise a P2P path (see "
-        "p2p.vm-isolated)");
+        "p2p.vm-isolated)" +
+        host);
     f.evidence.push_back(Ev("virtualization guest", m.virtualization.guest));
   }
-  std::set<std::string> roots;
-  for (const auto& r : n.ranks) {
-    if (!r.bus_id.known()) continue;
-    if (const PciDevice* d = m.FindPci(*r.bus_id); d && d->root_complex.known())
-      roots.insert(*d->root_complex);
+  // Does ACS stand in the way: the machine's one answer (on a guest, its host's).
+  if (v.acs.answer == Answer::kYes) {
+    why.push_back("ACS stands in the way: " + v.acs.why + " (see pcie.acs-redirect)");
+    for (size_t i = 0; i < v.acs.evidence.size() && i < 3; ++i)
+      f.evidence.push_back(v.acs.evidence[i]);
   }
-  if (roots.size() > 1) {
-    why.push_back("the ranks' GPUs sit under " + std::to_string(roots.size()) +
-                  " different root complexes: P2P between them rides the CPU fabric, which "
-                  "the driver may not allow");
-    f.evidence.push_back(
-        Ev("root complexes of the ranks' GPUs", std::to_string(roots.size()), "PCI walk"));
-  }
-  bool acs = false;
-  for (const auto& l : m.pci.acs_lines)
-    if (l.control.known())
-      for (const auto& b : *l.control) acs = acs || b == "RR" || b == "CR";
-  if (acs) why.push_back("ACS redirect is on (see pcie.acs-redirect)");
   if (why.empty()) {
     f.explanation =
         "NCCL falls back to shared memory through the host when the CUDA driver refuses peer "
