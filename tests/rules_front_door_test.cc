@@ -522,6 +522,42 @@ TEST(ImportRulesFrontDoor, NcclP2pFallbackReadsThePairAndAcsVerdicts) {
   EXPECT_TRUE(acs) << f->dump(2);
 }
 
+// gpu.p2p-not-ok on a guest whose host is in the dossier: the pairs the guest's driver refuses are
+// looked up in the one answer per pair (the host's routing between the GPUs behind them), not
+// decided again: the seed host's GPUs sit one per root complex, bound to vfio-pci, so whether
+// their path allows P2P cannot be told, for all 28 pairs.
+TEST(MachineRulesFrontDoor, GpuP2pNotOkReadsThePairVerdicts) {
+  TempDir t;
+  const std::string d = t.path() + "/d";
+  Collect(d, FixtureTree("seed-guest"), "guest");
+  Collect(d, FixtureTree("seed-host"), "pve-host");
+  std::string paste = "$ nvidia-smi topo -p2p r\n \t";
+  for (int i = 0; i < 8; ++i) paste += "GPU" + std::to_string(i) + (i < 7 ? "\t" : "\n");
+  for (int i = 0; i < 8; ++i) {
+    paste += " GPU" + std::to_string(i);
+    for (int j = 0; j < 8; ++j) paste += i == j ? "\tX" : "\tNS";
+    paste += "\n";
+  }
+  paste += "\nLegend:\n\n  X    = Self\n  OK   = Status Ok\n  NS   = Not supported\n";
+  t.Write("p2p-r.txt", paste);
+  auto r =
+      RunDossier({"import", t.path() + "/p2p-r.txt", "--machine", "guest", "--dossier", d, "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json doc = ReportJson(d);
+  const json* f = nullptr;
+  for (const auto& m : doc["machines"])
+    if (m["name"] == "guest")
+      for (const auto& x : m["findings"])
+        if (x["id"] == "gpu.p2p-not-ok") f = &x;
+  ASSERT_NE(f, nullptr);
+  std::string ex = f->value("explanation", "");
+  EXPECT_NE(ex.find("Where these pairs sit (one answer per pair, from the guest's host): 28 "
+                    "cannot tell whether their path allows P2P (host level NODE"),
+            std::string::npos)
+      << ex;
+  EXPECT_NE(EvidenceText(*f).find("0 / 0 / 28"), std::string::npos) << f->dump(2);
+}
+
 // --- notes.contradicted: "NUMA affinity set" where the GPUs read numa_node -1; the same note on
 // bare metal whose GPUs have their node ---------------------------------------------------------
 

@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "analyze/finding.h"
@@ -78,6 +79,8 @@ inline P2pStatusView P2pStatusOf(const Machine& m) {
 
 // The body of gpu.p2p-not-ok, on matrices given directly (tests; and the rule once the field
 // exists).
-std::optional<Finding> P2pNotOkFrom(const Machine& m, const P2pStatusView& st);
+// `bad`, when given, receives the pairs (row, column: NVML indices) whose status is not OK.
+std::optional<Finding> P2pNotOkFrom(const Machine& m, const P2pStatusView& st,
+                                    std::vector<std::pair<size_t, size_t>>* bad = nullptr);
 
 }  // namespace dossier

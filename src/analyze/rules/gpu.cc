@@ -1,4 +1,6 @@
 // GPU rules from what the NVIDIA driver itself reports: P2P status per GPU pair (NVML).
+#include <set>
+
 #include "analyze/evidence.h"
 #include "analyze/p2p_status.h"
 #include "analyze/roles.h"
@@ -17,9 +19,52 @@ const char* Meaning(const std::string& code) {
   return "not OK";
 }
 
+// What the machine's one answer per GPU pair (analyze/verdicts.h) says of the pairs the driver
+// refuses: whether their path allows P2P (on a guest: whether its host can route P2P between the
+// host GPUs behind them). The rule reports the driver's codes; where the pairs sit is decided
+// once, for every reader, and only read here.
+void WherePairsSit(const RuleContext& ctx, const std::vector<std::pair<size_t, size_t>>& bad,
+                   Finding* f) {
+  const Machine& m = ctx.m();
+  auto address = [&](size_t index) -> std::string {
+    for (const auto& g : m.gpus)
+      if (g.index == static_cast<int64_t>(index)) return g.address;
+    return {};
+  };
+  std::set<std::pair<std::string, std::string>> named;
+  for (const auto& [i, j] : bad) {
+    std::string a = address(i), b = address(j);
+    if (a.empty() || b.empty()) continue;
+    named.insert(a < b ? std::pair{a, b} : std::pair{b, a});
+  }
+  size_t n[3] = {0, 0, 0};  // yes, no, unknown
+  std::string why[3];
+  for (const auto& pv : ctx.V().pairs) {
+    if (!named.count(pv.a < pv.b ? std::pair{pv.a, pv.b} : std::pair{pv.b, pv.a})) continue;
+    int k = pv.can == Answer::kYes ? 0 : pv.can == Answer::kNo ? 1 : 2;
+    ++n[k];
+    if (why[k].empty()) why[k] = pv.why;
+  }
+  if (n[0] + n[1] + n[2] == 0) return;
+  const char* words[3] = {"can do P2P by their path", "cannot do P2P where they sit",
+                          "cannot tell whether their path allows P2P"};
+  std::string said;
+  for (int k = 0; k < 3; ++k)
+    if (n[k])
+      said +=
+          (said.empty() ? "" : "; ") + std::to_string(n[k]) + " " + words[k] + " (" + why[k] + ")";
+  f->explanation += " Where these pairs sit (one answer per pair" +
+                    std::string(IsGuest(m) ? ", from the guest's host" : "") + "): " + said + ".";
+  f->evidence.push_back(
+      Ev("refused pairs that can / cannot / cannot tell do P2P by their path",
+         std::to_string(n[0]) + " / " + std::to_string(n[1]) + " / " + std::to_string(n[2]),
+         "verdict: GPU pairs (analyze/verdicts)"));
+}
+
 }  // namespace
 
-std::optional<Finding> P2pNotOkFrom(const Machine& m, const P2pStatusView& st) {
+std::optional<Finding> P2pNotOkFrom(const Machine& m, const P2pStatusView& st,
+                                    std::vector<std::pair<size_t, size_t>>* bad) {
   const bool alone = !st.only.empty();  // one pasted capability: the others are not known
   if (!st.read || (!st.write && !alone)) return std::nullopt;
   const auto& r = *st.read;
@@ -34,6 +79,7 @@ std::optional<Finding> P2pNotOkFrom(const Machine& m, const P2pStatusView& st) {
       if (rc == "OK" && wc == "OK") continue;
       if (rc.empty() || rc == "X" || rc == "-") continue;
       ++pairs;
+      if (bad) bad->push_back({i, j});
       codes.insert(rc);
       codes.insert(wc);
       if (ev.size() < 8) {
@@ -102,7 +148,10 @@ std::optional<Finding> RuleGpuP2pNotOk(const RuleContext& ctx) {
       break;
     }
   }
-  return P2pNotOkFrom(ctx.m(), st);
+  std::vector<std::pair<size_t, size_t>> bad;
+  auto f = P2pNotOkFrom(ctx.m(), st, &bad);
+  if (f) WherePairsSit(ctx, bad, &*f);
+  return f;
 }
 
 }  // namespace dossier
