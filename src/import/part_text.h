@@ -40,6 +40,27 @@ inline std::string RemapPartSource(const std::string& source, const std::string&
   return src.At(line) + source.substr(end);
 }
 
+// A parser's problem "NAME:K: what" (or "NAME: what") as a person reads it: "FILE:LINE: what",
+// LINE the pasted file's line (the parser's internal name never shown).
+inline std::string RemapPartProblem(const std::string& problem, const std::string& name,
+                                    const Lines& lines, const ImportSource& src) {
+  if (problem.rfind(name, 0) != 0) return problem;
+  size_t at = name.size(), end = at;
+  size_t line = lines.empty() ? 0 : lines.front().number;
+  if (at < problem.size() && problem[at] == ':') {
+    end = at + 1;
+    while (end < problem.size() && std::isdigit(static_cast<unsigned char>(problem[end]))) ++end;
+    auto k = ParseInt(std::string_view(problem).substr(at + 1, end - at - 1));
+    if (k && *k >= 1 && static_cast<size_t>(*k) <= lines.size())
+      line = lines[static_cast<size_t>(*k) - 1].number;
+    else
+      end = at;  // "NAME: what": no line of its own
+  }
+  std::string rest = problem.substr(end);
+  if (!rest.empty() && rest[0] != ':') rest = ":" + rest;
+  return src.file + ":" + std::to_string(line) + rest;
+}
+
 template <class T>
 void RemapPartSources(T* obj, const std::string& name, const Lines& lines,
                       const ImportSource& src) {

@@ -57,8 +57,9 @@ Status PciCfgParse(const Lines& lines, const ImportSource& src, Imported* out) {
   // trailing blanks and CRs, nothing else).
   h.pci_cfg.Set(text, src.At(lines.front().number));
   for (const auto& problem : p.problems) {
-    out->notes.push_back(src.file + ": pci.cfg " + problem);
-    h.problems.push_back(src.file + ": pci.cfg " + problem);
+    std::string t = RemapPartProblem(problem, name, lines, src);
+    out->notes.push_back(t);
+    h.problems.push_back(t);
   }
   return OkStatus();
 }
@@ -130,9 +131,7 @@ Status QemuConfParse(const Lines& lines, const ImportSource& src, Imported* out)
                        src.At(lines.front().number));
   p.vm.pid.Unknown("not in a pasted configuration", src.At(lines.front().number));
   for (const auto& problem : p.problems) {
-    std::string text = problem;
-    if (text.rfind(name, 0) == 0) text = src.file + text.substr(name.size());
-    out->notes.push_back(text);
+    out->notes.push_back(RemapPartProblem(problem, name, cur, src));
   }
   out->machine.hypervisor.kind.Set("proxmox", src.At(lines.front().number));
   out->machine.hypervisor.vms.push_back(std::move(p.vm));

@@ -80,5 +80,20 @@ TEST(ProxmoxImport, PciCfgMappingsKeepTheirTextForTheGenerator) {
   EXPECT_EQ(h.pci_cfg.value_or(""), cfg);
 }
 
+// A parser's problems name the pasted file and its line, as every other note does (they once
+// carried the parser's internal name, a control byte, and a line of the part, not the paste).
+TEST(ProxmoxImport, ProblemsNameThePastedLine) {
+  ImportRun run = ImportString(
+      "intro text\n$ cat /etc/pve/mapping/pci.cfg\nnic0\n"
+      "\tmap id=8086:1572,iommugroup=x,node=pve,path=0000:01:00.0\n"
+      "\tmap id=8086:1572,iommugroup=7,node=pve,path=0000:02:00.0\n");
+  std::string notes = AllNotes(run);
+  EXPECT_NE(notes.find("paste.txt:4: iommugroup 'x' is not a number"), std::string::npos) << notes;
+  ImportRun qm = ImportString("intro\n\n" + std::string(kQmConfig));
+  std::string qn = AllNotes(qm);
+  EXPECT_NE(qn.find("paste.txt:14:"), std::string::npos) << qn;  // frobnicate: its pasted line
+  for (const std::string& n : {notes, qn}) EXPECT_EQ(n.find('\x01'), std::string::npos) << n;
+}
+
 }  // namespace
 }  // namespace dossier::import
