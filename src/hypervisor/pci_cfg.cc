@@ -83,7 +83,14 @@ PciCfgParse ParsePciCfg(std::string_view text, const std::string& name) {
     }
     if (line[0] == '#') continue;
     bool indented = raw[0] == ' ' || raw[0] == '\t';
-    if (!indented) {
+    // A property whose indentation a paste lost ("map id=…" at the start of the line, after a
+    // mapping's name): a name is one word, a property a known key and its value.
+    size_t word = line.find_first_of(" \t");
+    std::string_view first = line.substr(0, word);
+    bool property = word != std::string_view::npos &&
+                    (first == "map" || first == "description" || first == "mdev" ||
+                     first == "live-migration-capable");
+    if (!indented && !(property && in_section)) {
       // "NAME", or "pci: NAME" as other section configs write their headers.
       std::string header(line);
       if (size_t c = header.find(':'); c != std::string::npos)
