@@ -669,6 +669,19 @@ TEST(Adversarial, ImportedNumbersOutsideTheirDomainAreUnknownNotWrongFacts) {
   EXPECT_EQ(s.out.find("x-5"), std::string::npos);
   EXPECT_NE(s.out.find("q.txt:"), std::string::npos);
   EXPECT_NE(s.out.find("current/gen = -5 is below 0"), std::string::npos) << s.out.substr(0, 4000);
+  // Past the ceiling: "Current : 64" for the width is no x64 link.
+  std::string w =
+      Slurp(std::string(DOSSIER_SOURCE_DIR) + "/tests/corpus/import-nvidia-smi-q/h100nvl.txt");
+  size_t at = w.find("                Current                   : 16x\n");
+  ASSERT_NE(at, std::string::npos);
+  w.replace(at, std::strlen("                Current                   : 16x\n"),
+            "                Current                   : 64x\n");
+  Put(t.path() + "/w.txt", w);
+  CliResult x = RunCli("import " + t.path() + "/w.txt --machine g --format md");
+  ASSERT_EQ(x.code, 0) << x.out.substr(0, 2000);
+  EXPECT_EQ(x.out.find("x64"), std::string::npos) << x.out.substr(0, 4000);
+  EXPECT_NE(x.out.find("current/width = 64 is above 32"), std::string::npos)
+      << x.out.substr(0, 4000);
 }
 
 // --- No importer lets an exception out ----------------------------------------------------------

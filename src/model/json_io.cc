@@ -121,13 +121,10 @@ std::optional<T> ReadValue(const json& j, std::string_view key, ReadFailure* f) 
       }
       v = static_cast<T>(s);
     }
-    if constexpr (std::is_signed_v<T>) {
-      if (static_cast<int64_t>(v) < SmallestAllowed(key)) {
-        auto why = OutsideDomain(key, static_cast<double>(v));
-        f->range = true;
-        f->why = NumberText(j) + " is " + (why ? *why : "outside the field's domain");
-        return std::nullopt;
-      }
+    if (auto why = OutsideDomain(key, static_cast<double>(v))) {
+      f->range = true;
+      f->why = NumberText(j) + " is " + *why;
+      return std::nullopt;
     }
     return v;
   } else if constexpr (std::is_floating_point_v<T>) {

@@ -99,5 +99,26 @@ TEST(JsonIo, NumbersOutsideTheirDomainAreUnknownWithAWarning) {
   EXPECT_NE(all.find("1.5 is not a whole number"), std::string::npos) << all;
 }
 
+// Past the ceiling the hardware or the kernel sets: a damaged record, not a fact (an x64 link, a
+// generation 99, NUMA node 5000); at the ceiling, kept.
+TEST(JsonIo, NumbersAboveTheirCeilingAreUnknown) {
+  nlohmann::json j = MachineToJson(Sample());
+  j["pci"]["devices"][0]["link"]["current"]["width"] = 64;
+  j["pci"]["devices"][0]["link"]["current"]["gen"] = 99;
+  j["pci"]["devices"][0]["numa_node"] = 5000;
+  j["cpu"]["threads"] = 65536;  // the ceiling itself
+  std::vector<std::string> warnings;
+  Machine m = MachineFromJson(j, &warnings);
+  EXPECT_FALSE(m.pci.devices[0].link.current.width.known());
+  EXPECT_FALSE(m.pci.devices[0].link.current.gen.known());
+  EXPECT_FALSE(m.pci.devices[0].numa_node.known());
+  EXPECT_EQ(m.cpu.threads.value_or(0), 65536);
+  std::string all;
+  for (const auto& w : warnings) all += w + "\n";
+  EXPECT_NE(all.find("64 is above 32 (a PCIe link is at most x32)"), std::string::npos) << all;
+  EXPECT_NE(all.find("99 is above 10"), std::string::npos) << all;
+  EXPECT_NE(all.find("5000 is above 1023"), std::string::npos) << all;
+}
+
 }  // namespace
 }  // namespace dossier

@@ -6,7 +6,8 @@
 // The model's integers and reals are counts, sizes, rates, ids, indices and generations: at
 // least 0. The exceptions are the keys where -1 means "none" (the kernel's numa_node of a device
 // without one, a host endpoint of a copy, a rank not said): at least -1. The upper bound is the
-// C++ type's (a JSON 1e30 does not fit an int64).
+// C++ type's (a JSON 1e30 does not fit an int64), and lower for the few keys the hardware or the
+// kernel caps (a PCIe link width above x32, a NUMA node above 1023: number_domain.cc's table).
 #pragma once
 
 #include <cstdint>
