@@ -158,18 +158,21 @@ Verdict NumaKnown(const Machine& m) {
   Verdict v;
   v.question = "Is each GPU's NUMA node known on " + m.name + "?";
   size_t known = 0, lost = 0;
-  for (const auto& g : m.gpus) {
-    if (!g.numa_node.known()) continue;
-    (*g.numa_node < 0 ? lost : known) += 1;
+  const auto gpus = GpuNumaNodes(m);
+  for (const auto& g : gpus) {
+    if (!g.node->known()) continue;
+    (**g.node < 0 ? lost : known) += 1;
+    if (**g.node < 0 && v.evidence.size() < 8)
+      v.evidence.push_back(Ev("GPU " + g.address + " numa_node", *g.node));
   }
   if (lost > 0) {
     v.answer = Answer::kNo;
     v.why = std::to_string(lost) + " GPU(s) at numa_node -1";
-  } else if (known > 0 && known == m.gpus.size()) {
+  } else if (known > 0 && known == gpus.size()) {
     v.answer = Answer::kYes;
     v.why = "every GPU's numa_node is set";
   } else {
-    v.why = m.gpus.empty() ? "no GPU known" : "some GPUs' numa_node is not recorded";
+    v.why = gpus.empty() ? "no GPU known" : "some GPUs' numa_node is not recorded";
   }
   return v;
 }
@@ -277,6 +280,22 @@ std::set<std::string> TopicsOf(const std::string& text) {
       if (all) out.insert(topic.id);
     }
   }
+  return out;
+}
+
+std::vector<GpuNumaNode> GpuNumaNodes(const Machine& m) {
+  std::vector<GpuNumaNode> out;
+  for (const PciDevice* d : GpuDevices(m)) {
+    const Fact<int64_t>* node = &d->numa_node;
+    for (const auto& g : m.gpus)
+      if (g.address == d->address && g.numa_node.known()) node = &g.numa_node;
+    out.push_back({d->address, node});
+  }
+  // GPUs known without their PCI device (an imported nvidia-smi or topo -m).
+  for (const auto& g : m.gpus)
+    if (std::none_of(out.begin(), out.end(),
+                     [&](const GpuNumaNode& n) { return n.address == g.address; }))
+      out.push_back({g.address, &g.numa_node});
   return out;
 }
 

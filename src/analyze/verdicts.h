@@ -71,6 +71,14 @@ struct VerdictTable {
 
 VerdictTable DecideVerdicts(const View& view);
 
+// Each GPU's NUMA node as the NUMA verdict reads it: the GPU's own fact where known, else its PCI
+// device's. The verdict decides from this list; rules that name the GPUs read the same list.
+struct GpuNumaNode {
+  std::string address;
+  const Fact<int64_t>* node;
+};
+std::vector<GpuNumaNode> GpuNumaNodes(const Machine& m);
+
 // Advice topics: what an action or a "will not help" line acts on.
 struct AdviceTopic {
   const char* id;        // "acs-bios"

@@ -24,7 +24,9 @@ const Fact<int64_t>& NodeOf(const Machine& m, const PciDevice& d) {
 
 std::optional<Finding> RuleNumaGpuAffinityUnknown(const RuleContext& ctx) {
   const Machine& m = ctx.m();
-  if (m.numa.nodes.size() < 2) return std::nullopt;
+  // The machine's one answer to "is each GPU's NUMA node known" (analyze/verdicts.h); on one
+  // node, -1 is harmless.
+  if (m.numa.nodes.size() < 2 || ctx.V().numa.answer != Answer::kNo) return std::nullopt;
   std::vector<const PciDevice*> unknown;
   for (const PciDevice* g : GpuDevices(m)) {
     const Fact<int64_t>& n = NodeOf(m, *g);
