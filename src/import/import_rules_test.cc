@@ -79,6 +79,25 @@ TEST(ImportRules, TopoP2pNsRaisesP2pNotOk) {
   EXPECT_EQ(FindingOf(Analyze(ok), "h", "gpu.p2p-not-ok"), nullptr);
 }
 
+// Where the refused pairs sit comes from the one answer per pair: on a machine known from its
+// pastes (nvidia-smi -q for the addresses, topo -p2p r for the status), the driver's NS makes
+// the pair's answer "cannot", and the finding says so.
+TEST(ImportRules, P2pNotOkSaysWhereThePairsSitFromThePairVerdicts) {
+  std::string p2p = "$ nvidia-smi topo -p2p r\n \tGPU0\tGPU1\n GPU0\tX\tNS\n GPU1\tNS\tX\n";
+  View v = BuildView(
+      RecordsOf({{"$ nvidia-smi -q\n" + SampleBody("nvidia_smi_q/thamada-2x-h100nvl.txt"), ""},
+                 {p2p, ""}},
+                "box"),
+      Notes{}, {});
+  Analysis a = Analyze(v);
+  const Finding* f = FindingOf(a, "box", "gpu.p2p-not-ok");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->explanation.find("Where these pairs sit (one answer per pair): 1 cannot do P2P "
+                                "where they sit (the host driver reports P2P read NS"),
+            std::string::npos)
+      << f->explanation;
+}
+
 TEST(ImportRules, NcclShmFallbackExplainedByTheDriverStatus) {
   std::string nccl =
       "n:1:1 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\n"
