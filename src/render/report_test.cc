@@ -162,6 +162,44 @@ TEST(Report, JsonCarriesFindingsPerMachineAndTheSameParts) {
   EXPECT_EQ(j["machines"][0]["measurement_summary"]["serve"][1]["total_tokens_per_s"], 485);
 }
 
+// Zero is a value and unknown is not: NUMA node 0 and GPU 0, no failed request, beside a NUMA
+// node the kernel did not give and a failure count nobody saw, in Markdown, JSON and HTML.
+TEST(Report, ZeroIsAValueBesideUnknownInEveryFormat) {
+  View v = SeedView();
+  Machine& g = v.machines[0].machine;
+  ASSERT_GE(g.gpus.size(), 2u);
+  g.gpus[0].numa_node = Known<int64_t>(0, "/sys/bus/pci/devices/0000:01:00.0/numa_node");
+  g.gpus[1].numa_node.Unknown("no numa_node file", "/sys/bus/pci/devices/0000:02:00.0");
+  ServeRun& one = v.machines[0].serve[0].runs[0];
+  ServeRun& many = v.machines[0].serve[0].runs[1];
+  many.failed = 0;
+  one.not_known["failed"] = "typed in: not given";
+  Analysis a = Analyze(v);
+
+  std::string md = RenderMarkdown(v, a);
+  size_t gpu0 = At(md, "| 0 | `0000:01:00.0` |");
+  std::string row0 = md.substr(gpu0, md.find('\n', gpu0) - gpu0);
+  EXPECT_NE(row0.find("| 0 |", 5), std::string::npos) << row0;  // NUMA node 0, not unknown
+  size_t gpu1 = At(md, "| 1 | `0000:02:00.0` |");
+  std::string row1 = md.substr(gpu1, md.find('\n', gpu1) - gpu1);
+  EXPECT_NE(row1.find("unknown"), std::string::npos) << row1;
+  EXPECT_NE(md.find("| 64 / 0 |"), std::string::npos);
+  EXPECT_NE(md.find("| 4 / not known |"), std::string::npos);
+
+  auto j = nlohmann::json::parse(RenderJson(v, a));
+  const auto& m = j["machines"][0];
+  EXPECT_EQ(m["gpus"][0]["numa_node"], 0);
+  EXPECT_TRUE(m["gpus"][1]["numa_node"].is_null());
+  EXPECT_EQ(m["provenance"]["/gpus/1/numa_node"]["unknown"], "no numa_node file");
+  EXPECT_EQ(m["measurement_summary"]["serve"][1]["failed"], 0);
+  EXPECT_TRUE(m["measurement_summary"]["serve"][0]["failed"].is_null());
+  EXPECT_EQ(m["measurement_summary"]["serve"][0]["unknown"], "typed in: not given");
+
+  std::string html = RenderHtml(v, a);
+  EXPECT_NE(html.find("64 / 0"), std::string::npos);
+  EXPECT_NE(html.find("4 / not known"), std::string::npos);
+}
+
 TEST(Report, OneShotCollectHasNoNotesSections) {
   View v = testing::ViewOf({testing::SeedGuest(2)});
   std::string md = Md(v);
