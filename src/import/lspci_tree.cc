@@ -6,6 +6,8 @@
 #include <cctype>
 #include <map>
 #include <optional>
+#include <set>
+#include <vector>
 
 #include "import/import_text.h"
 #include "util/text.h"
@@ -47,10 +49,44 @@ struct BusRef {
   std::string bridge;  // address of the bridge above this bus; empty on a root bus
 };
 
+// `lspci -t` draws no port types, yet PIX and PXB depend on them (two GPUs under one switch's
+// downstream ports are PIX; a bridge whose type is not known counts as a switch of its own,
+// which makes them PXB). PCIe fixes the order below a root port: a switch's upstream port, its
+// downstream ports, the next switch's upstream port, and so on; so a bridge's type follows from
+// how many bridges sit between it and the root port above it. Only a type no other paste gave
+// is set, and its source says it was inferred. (A PCIe-to-PCI bridge, rare on GPU machines,
+// would be taken for a switch port.)
+void InferPortTypes(const std::vector<std::string>& parsed, MachineIndex* ix) {
+  std::set<std::string> bridges;
+  for (const auto& a : parsed)
+    if (const PciDevice& d = ix->DeviceAt(a); d.parent.known()) bridges.insert(*d.parent);
+  for (const auto& b : bridges) {
+    PciDevice& d = ix->DeviceAt(b);
+    if (d.port_type.known()) continue;
+    size_t depth = 0;
+    std::string top = b;
+    for (size_t guard = 0; guard < 64; ++guard) {
+      const PciDevice& t = ix->DeviceAt(top);
+      if (!t.parent.known()) break;
+      top = *t.parent;
+      ++depth;
+    }
+    const PciDevice& root = ix->DeviceAt(top);
+    // The chain must end on a root bus (a device with no bridge above it), else nothing is said.
+    if (root.parent.known() || root.parent.unknown.find("root bus") == std::string::npos) continue;
+    const char* type = depth == 0 ? "root_port" : depth % 2 == 1 ? "upstream" : "downstream";
+    std::string src = d.parent.known() ? d.parent.source : d.root_complex.source;
+    d.port_type.Set(type, src +
+                              ", inferred: below a root port, bridges alternate switch upstream "
+                              "and downstream ports (lspci -t draws no port types)");
+  }
+}
+
 Status TreeParse(const Lines& lines, const ImportSource& src, Imported* out) {
   MachineIndex ix(&out->machine);
   std::map<size_t, BusRef> at_col;  // column of a device entry -> the bus of that column
   size_t devices = 0;
+  std::vector<std::string> parsed;  // addresses, in the tree's order
   std::string last_domain = "0000";
   for (const auto& l : lines) {
     const std::string& s = l.text;
@@ -111,6 +147,7 @@ Status TreeParse(const Lines& lines, const ImportSource& src, Imported* out) {
         line_bus.reset();
         std::string addr = b.domain + ":" + b.bus + ":" + ToLower(s.substr(p, 4));
         PciDevice& d = ix.DeviceAt(addr);
+        parsed.push_back(addr);
         if (!b.root.empty()) d.root_complex.Set(b.root, at);
         if (!b.bridge.empty())
           d.parent.Set(b.bridge, at);
@@ -134,6 +171,7 @@ Status TreeParse(const Lines& lines, const ImportSource& src, Imported* out) {
     }
   }
   if (devices == 0) return Error::Invalid("no device in the lspci -t tree");
+  InferPortTypes(parsed, &ix);
   return OkStatus();
 }
 

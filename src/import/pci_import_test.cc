@@ -5,6 +5,7 @@
 #include <set>
 #include <tuple>
 
+#include "analyze/topology.h"
 #include "import/import_test_util.h"
 
 namespace dossier::import {
@@ -113,6 +114,26 @@ TEST(ImportLspciTree, RootComplexesAndParents) {
   EXPECT_EQ(a->root_complex.value_or(""), "pci0000:c0");
   EXPECT_EQ(b->root_complex.value_or(""), "pci0000:c0");
   EXPECT_NE(a->parent.value_or(""), b->parent.value_or(""));
+}
+
+// lspci -t draws no port types; PIX and PXB need them. Below a root port, bridges alternate switch
+// upstream and downstream ports, so two GPUs under one switch are PIX and across two nested
+// switches PXB, as `dossier collect` finds on the machine itself; the type says it was inferred.
+TEST(ImportLspciTree, PortTypesFromTheTreeShapeGivePixAndPxb) {
+  std::string tree = dossier::testing::Slurp(std::string(DOSSIER_SOURCE_DIR) +
+                                             "/tests/corpus/import-lspci-tree/nested-switches.txt");
+  ImportRun r = ImportString(tree);
+  Machine m = r.imported.machine;
+  const PciDevice* up = m.FindPci("0000:03:00.0");
+  ASSERT_NE(up, nullptr);
+  EXPECT_EQ(up->port_type.value_or(""), "upstream");
+  EXPECT_NE(up->port_type.source.find("inferred"), std::string::npos) << up->port_type.source;
+  EXPECT_EQ(m.FindPci("0000:00:01.1")->port_type.value_or(""), "root_port");
+  EXPECT_EQ(m.FindPci("0000:04:01.0")->port_type.value_or(""), "downstream");
+  EXPECT_EQ(m.FindPci("0000:02:01.0")->port_type.value_or(""), "downstream");
+  EXPECT_FALSE(m.FindPci("0000:05:00.0")->port_type.known());  // an endpoint: nothing said
+  EXPECT_EQ(TopologyLevel(m, "0000:05:00.0", "0000:06:00.0"), "PIX");
+  EXPECT_EQ(TopologyLevel(m, "0000:05:00.0", "0000:08:00.0"), "PXB");
 }
 
 TEST(ImportIommu, OneLinePerDeviceAfterTheCmdline) {
