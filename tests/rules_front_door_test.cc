@@ -522,6 +522,41 @@ TEST(ImportRulesFrontDoor, NcclP2pFallbackReadsThePairAndAcsVerdicts) {
   EXPECT_TRUE(acs) << f->dump(2);
 }
 
+// On a guest whose host is in the dossier: the refused pair's answer is the host's routing
+// between the GPUs behind it, and the guest's virtual topology is named with its evidence.
+TEST(ImportRulesFrontDoor, NcclP2pFallbackOnAGuestReadsItsHostsAnswer) {
+  TempDir t;
+  const std::string d = t.path() + "/d";
+  Collect(d, FixtureTree("seed-guest"), "guest");
+  Collect(d, FixtureTree("seed-host"), "pve-host");
+  t.Write("refused.log",
+          "guest:7:7 [0] NCCL INFO NCCL version 2.21.5+cuda12.8\n"
+          "guest:7:7 [0] NCCL INFO Could not enable P2P between dev 0(=1000) and dev 1(=2000)\n");
+  auto r =
+      RunDossier({"import", t.path() + "/refused.log", "--machine", "guest", "--dossier", d, "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json doc = ReportJson(d);
+  const json* f = nullptr;
+  for (const auto& m : doc["machines"])
+    if (m["name"] == "guest")
+      for (const auto& x : m["findings"])
+        if (x["id"] == "nccl.p2p-fallback") f = &x;
+  ASSERT_NE(f, nullptr);
+  std::string ex = f->value("explanation", "");
+  EXPECT_NE(ex.find("whether 1 of the pairs NCCL names can do P2P where they sit is not known "
+                    "(host level NODE"),
+            std::string::npos)
+      << ex;
+  EXPECT_NE(ex.find("this is a virtual machine"), std::string::npos) << ex;
+  bool guest = false, pair = false;
+  for (const auto& e : (*f)["evidence"]) {
+    guest = guest || e.value("fact", "") == "virtualization guest";
+    pair = pair || e.value("fact", "") == "GPU 0000:01:00.0 <-> 0000:02:00.0: can do P2P";
+  }
+  EXPECT_TRUE(guest) << f->dump(2);
+  EXPECT_TRUE(pair) << f->dump(2);
+}
+
 // gpu.p2p-not-ok on a guest whose host is in the dossier: the pairs the guest's driver refuses are
 // looked up in the one answer per pair (the host's routing between the GPUs behind them), not
 // decided again: the seed host's GPUs sit one per root complex, bound to vfio-pci, so whether
