@@ -155,6 +155,13 @@ TEST(Handoff, ChangeRebootCollectNoteLeavesTheNewCollectCurrent) {
   auto bad = RunCli("note fact ACS enabled --machine pve-host --when yesterday --dossier " + d);
   EXPECT_EQ(bad.code, 2) << bad.out;
   EXPECT_NE(bad.out.find("ISO time"), std::string::npos) << bad.out;
+  // Damaged times, each at one place: the hour, the minute, the separators, the seconds.
+  for (const char* when : {"2026-12-02Tab:30", "2026-12-02T16:3x", "2026-12-02T16-30",
+                           "2026-12-02T16:30:5", "2026-12-02X16:30", "2026-1-02"}) {
+    auto b = RunCli(std::string("note fact ACS enabled --machine pve-host --when '") + when +
+                    "' --dossier " + d);
+    EXPECT_EQ(b.code, 2) << when << "\n" << b.out;
+  }
   auto no_such = RunCli("note tried x --when 'before-collect 9' --dossier " + d);
   EXPECT_EQ(no_such.code, 2) << no_such.out;
   EXPECT_NE(no_such.out.find("no record 9"), std::string::npos) << no_such.out;
