@@ -9,6 +9,14 @@
 
 namespace dossier::import {
 
+namespace {
+
+// Up to these, each part is read into a copy of what the run holds (see below).
+constexpr size_t kSmallRunLines = 20000;
+constexpr size_t kSmallRunParts = 200;
+
+}  // namespace
+
 Status ImportText(std::string_view bytes, const std::string& file, const Importer* forced,
                   ImportRun* run) {
   auto paste = ReadPaste(bytes, file);
@@ -52,9 +60,17 @@ Status ImportText(std::string_view bytes, const std::string& file, const Importe
       continue;
     }
     // Each part goes into a copy first: a part that turns out not to be its format adds nothing.
-    Imported attempt = run->imported;
+    // While the run holds little, that copy and the summary (a diff of the machine before and
+    // after) cost little. Past it (a paste of hundreds of outputs, or after a huge one) a copy
+    // of everything before each part would make the import quadratic; then the part is read
+    // alone first (into an empty machine: is it its format, what does it hold), and only then
+    // into the run itself. Both reads are linear in the part.
+    const bool small = run->held_lines <= kSmallRunLines && run->recognised_parts < kSmallRunParts;
+    Imported alone;
+    alone.machine.name = run->imported.machine.name;
+    Imported attempt = small ? run->imported : Imported{};
     attempt.notes.clear();
-    Status s = ParseGuarded(*p.importer, part, src, &attempt);
+    Status s = ParseGuarded(*p.importer, part, src, small ? &attempt : &alone);
     if (!s) {
       // What the importer said before it gave up (a block whose key figures were unreadable) is
       // kept: it names the lines.
@@ -66,7 +82,23 @@ Status ImportText(std::string_view bytes, const std::string& file, const Importe
       rep.parts.push_back(pr);
       continue;
     }
-    pr.took = PartSummary(run->imported, attempt);
+    if (small) {
+      pr.took = PartSummary(run->imported, attempt);
+    } else {
+      Imported empty;
+      empty.machine.name = alone.machine.name;
+      pr.took = PartSummary(empty, alone);
+      if (!pr.took.empty()) {
+        const size_t had = run->imported.notes.size();
+        Status again = ParseGuarded(*p.importer, part, src, &run->imported);
+        auto& said = run->imported.notes;  // what this read said, reported below
+        attempt.notes.assign(
+            std::make_move_iterator(said.begin() + static_cast<std::ptrdiff_t>(had)),
+            std::make_move_iterator(said.end()));
+        said.resize(had);
+        if (!again) attempt.notes.push_back(range + ": " + again.error().message);
+      }
+    }
     for (auto& n : attempt.notes) rep.notes.push_back(std::move(n));
     if (pr.took.empty()) {
       // Recognised, but nothing in it was a fact: said, and nothing of it is stored.
@@ -77,8 +109,11 @@ Status ImportText(std::string_view bytes, const std::string& file, const Importe
       rep.parts.push_back(pr);
       continue;
     }
-    attempt.notes = std::move(run->imported.notes);
-    run->imported = std::move(attempt);
+    if (small) {
+      attempt.notes = std::move(run->imported.notes);
+      run->imported = std::move(attempt);
+    }
+    run->held_lines += part.size();
     ++run->recognised_parts;
     rep.parts.push_back(pr);
   }

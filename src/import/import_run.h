@@ -31,7 +31,8 @@ struct ImportRun {
   Imported imported;
   std::vector<FileReport> files;
   size_t recognised_parts = 0;
-  std::string pair;  // --pair A-B: the GPU pair of pasted tables that do not name it
+  std::string pair;       // --pair A-B: the GPU pair of pasted tables that do not name it
+  size_t held_lines = 0;  // lines of the parts `imported` holds (how big a copy of it is)
 };
 
 // Adds one file's text (already read; `file` names it). Hostile text is an error with the line,

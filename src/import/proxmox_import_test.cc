@@ -95,5 +95,31 @@ TEST(ProxmoxImport, ProblemsNameThePastedLine) {
   for (const std::string& n : {notes, qn}) EXPECT_EQ(n.find('\x01'), std::string::npos) << n;
 }
 
+// A paste of hundreds of outputs (past the point where each part is read into a copy of all
+// before it): every part is still read, in context, and one that is not its format adds nothing
+// and is said, as for a short paste. (The time is linear: bench/import_bench.cc.)
+TEST(ProxmoxImport, HundredsOfPartsAreReadLikeAFew) {
+  std::string text;
+  for (int i = 0; i < 300; ++i)
+    text += "root@pve:~# cat /etc/pve/mapping/pci.cfg\ngpu" + std::to_string(i) +
+            "\n\tmap id=10de:2bb1,iommugroup=" + std::to_string(i) +
+            ",node=pve,path=0000:01:00.0\n";
+  // pci.cfg by its content, but a map line outside any mapping: nothing to take.
+  text +=
+      "root@pve:~# cat /etc/pve/mapping/pci.cfg\n\tmap id=10de:2bb1,node=pve,path=0000:01:00.0\n";
+  ImportRun run = ImportString(text, "pci-cfg");
+  const HypervisorInfo& h = run.imported.machine.hypervisor;
+  ASSERT_EQ(h.pci_mappings.size(), 300u);
+  EXPECT_EQ(h.pci_mappings[299].name, "gpu299");
+  EXPECT_EQ(h.pci_mappings[299].entries[0].iommugroup.value_or(-1), 299);
+  EXPECT_EQ(h.pci_mappings[299].entries[0].iommugroup.source, "imported: paste.txt:900 (pci-cfg)");
+  EXPECT_EQ(run.recognised_parts, 300u);
+  ASSERT_EQ(run.files[0].parts.size(), 301u);
+  EXPECT_EQ(run.files[0].parts[250].took, run.files[0].parts[1].took);  // "1 PCI mapping, …"
+  EXPECT_FALSE(run.files[0].parts[300].error.empty());
+  EXPECT_NE(AllNotes(run).find("lines 902-902: read as pci-cfg but: no mapping"), std::string::npos)
+      << AllNotes(run).substr(0, 2000);
+}
+
 }  // namespace
 }  // namespace dossier::import
