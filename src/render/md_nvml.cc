@@ -255,6 +255,22 @@ void MdNvml(const MachineView& mv, std::string* out) {
   }
   if (!n.loaded) {
     *out += "NVML not loaded: " + md::Escape(n.error.empty() ? "not collected" : n.error) + ".\n";
+    // What pasted `nvidia-smi topo` outputs said about this collected machine is shown all the
+    // same (a guest collected without the driver's library, its `topo -m` pasted in).
+    const std::pair<const char*, const std::vector<std::vector<std::string>>*> pasted[] = {
+        {"GPU pairs (`nvidia-smi topo -m`", &m.topology.nvml_levels},
+        {"P2P read (`nvidia-smi topo -p2p r`", &m.topology.p2p_status.read},
+        {"P2P write (`nvidia-smi topo -p2p w`", &m.topology.p2p_status.write},
+        {"P2P NVLink (`nvidia-smi topo -p2p n`", &m.topology.p2p_status.nvlink},
+        {"P2P atomics (`nvidia-smi topo -p2p a`", &m.topology.p2p_status.atomics},
+        {"P2P PCI (`nvidia-smi topo -p2p p`", &m.topology.p2p_status.pci},
+        {"P2P status of a capability the paste did not name (`nvidia-smi topo -p2p`",
+         &m.topology.p2p_status.unstated}};
+    for (const auto& [what, matrix] : pasted) {
+      if (matrix->empty()) continue;
+      *out += std::string("\n") + what + ", imported from a paste):\n\n";
+      Matrix(*matrix, out);
+    }
     return;
   }
   md::FactTable f;

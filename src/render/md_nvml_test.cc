@@ -37,6 +37,24 @@ TEST(MdNvml, SaysWhereThePciWalkAndNvmlDisagree) {
   EXPECT_EQ(out.find("NS = not supported"), std::string::npos);
 }
 
+// A collected machine without the driver's library, its `topo -m` and `topo -p2p r` pasted in:
+// the pasted matrices are shown, said to come from a paste.
+TEST(MdNvml, ACollectedMachineWithoutNvmlShowsItsPastedMatrices) {
+  MachineView mv = TwoGpus("PHB", "PIX");
+  mv.coverage.collected = true;
+  mv.machine.nvml = NvmlInfo{};
+  mv.machine.nvml.error = "libnvidia-ml.so.1: cannot open shared object file";
+  std::string out;
+  MdNvml(mv, &out);
+  EXPECT_NE(out.find("NVML not loaded"), std::string::npos) << out;
+  EXPECT_NE(out.find("GPU pairs (`nvidia-smi topo -m`, imported from a paste)"), std::string::npos)
+      << out;
+  EXPECT_NE(out.find("P2P read (`nvidia-smi topo -p2p r`, imported from a paste)"),
+            std::string::npos);
+  EXPECT_NE(out.find("`PIX` for all 2 ordered pairs"), std::string::npos) << out;
+  EXPECT_EQ(out.find("P2P write"), std::string::npos);  // not pasted: not shown
+}
+
 TEST(MdNvml, AgreementAndAbsence) {
   std::string out;
   MdNvml(TwoGpus("PHB", "PHB"), &out);
