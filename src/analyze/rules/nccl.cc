@@ -116,8 +116,11 @@ std::optional<Finding> RuleNcclP2pFallback(const RuleContext& ctx) {
     why.push_back("whether " + std::to_string(open) + " " + scope +
                   " can do P2P where they sit is not known (" + open_why + ")");
   if (IsGuest(m)) {
+    // A clique the notes already record as tried (and not helping) is not suggested again.
+    const TopicState* tried = v.Topic("p2p-clique");
+    const bool moot = tried && tried->kind == TopicState::kMoot;
     std::string host =
-        v.clique.answer == Answer::kYes
+        v.clique.answer == Answer::kYes && !moot
             ? "; its host can route P2P between the GPUs behind them (" + v.clique.why +
                   "), so advertising them as one clique (x-nv-gpudirect-clique) lets NCCL use it"
         : v.clique.answer == Answer::kNo
