@@ -61,8 +61,7 @@ void InferPortTypes(const std::vector<std::string>& parsed, MachineIndex* ix) {
   for (const auto& a : parsed)
     if (const PciDevice& d = ix->DeviceAt(a); d.parent.known()) bridges.insert(*d.parent);
   for (const auto& b : bridges) {
-    PciDevice& d = ix->DeviceAt(b);
-    if (d.port_type.known()) continue;
+    if (ix->DeviceAt(b).port_type.known()) continue;
     size_t depth = 0;
     std::string top = b;
     for (size_t guard = 0; guard < 64; ++guard) {
@@ -75,6 +74,7 @@ void InferPortTypes(const std::vector<std::string>& parsed, MachineIndex* ix) {
     // The chain must end on a root bus (a device with no bridge above it), else nothing is said.
     if (root.parent.known() || root.parent.unknown.find("root bus") == std::string::npos) continue;
     const char* type = depth == 0 ? "root_port" : depth % 2 == 1 ? "upstream" : "downstream";
+    PciDevice& d = ix->DeviceAt(b);  // looked up after the walk: no reference held across it
     std::string src = d.parent.known() ? d.parent.source : d.root_complex.source;
     d.port_type.Set(type, src +
                               ", inferred: below a root port, bridges alternate switch upstream "
