@@ -164,6 +164,36 @@ TEST(Prometheus, ZeroIsAValueBesideUnknown) {
   EXPECT_EQ(MetricsText(f.view, f.analysis).find("dossier_iommu_enabled{"), std::string::npos);
 }
 
+// A run that completed no request measured no throughput: its failures are a sample, its zeros
+// are not. A typed-in run's counts are not known: no failure sample, its typed throughput is.
+TEST(Prometheus, AFailedRunHasNoThroughputAndATypedInOneNoCounts) {
+  Fixture f;
+  ServeRun failed_run = f.view.machines[0].serve[0].runs[0];
+  failed_run.concurrency = Known(int64_t{8}, "argv");
+  failed_run.completed = 0;
+  failed_run.failed = 8;
+  failed_run.total_tokens_per_s = failed_run.output_tokens_per_s = 0;
+  failed_run.request_throughput = 0;
+  ServeRun typed;
+  typed.concurrency = Known(int64_t{16}, "typed in");
+  typed.total_tokens_per_s = 300;
+  for (const char* k : {"completed", "failed", "request_throughput", "output_tokens_per_s"})
+    typed.not_known[k] = "typed in";
+  f.view.machines[0].serve[0].runs.push_back(failed_run);
+  f.view.machines[0].serve[0].runs.push_back(typed);
+  std::string t = MetricsText(f.view, f.analysis);
+  const std::string c8 = "{machine=\"glm-guest\",load=\"concurrency=8\"";
+  const std::string c16 = "{machine=\"glm-guest\",load=\"concurrency=16\"";
+  EXPECT_TRUE(Has(t, "dossier_serve_failed_requests" + c8 + "} 8")) << t;
+  EXPECT_EQ(t.find("dossier_serve_tokens_per_second" + c8), std::string::npos) << t;
+  EXPECT_EQ(t.find("dossier_serve_requests_per_second" + c8), std::string::npos) << t;
+  EXPECT_TRUE(Has(t, "dossier_serve_tokens_per_second" + c16 + ",kind=\"total\"} 300")) << t;
+  EXPECT_EQ(t.find("dossier_serve_failed_requests" + c16), std::string::npos) << t;
+  EXPECT_EQ(t.find("dossier_serve_requests_per_second" + c16), std::string::npos) << t;
+  EXPECT_EQ(t.find("dossier_serve_tokens_per_second" + c16 + ",kind=\"output\""),
+            std::string::npos);
+}
+
 TEST(Prometheus, NothingMeasuredMeansNoMeasurementFamilies) {
   View v = testing::ViewOf({testing::SeedGuest()});
   std::string t = MetricsText(v, Analysis{});
