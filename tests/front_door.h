@@ -97,6 +97,14 @@ inline const nlohmann::json* FindingIn(const nlohmann::json& doc, const std::str
   return nullptr;
 }
 
+// The finding of that id on the machine named `machine` (nullptr when none).
+inline const nlohmann::json* FindingOn(const nlohmann::json& doc, const std::string& machine,
+                                       const std::string& id) {
+  for (size_t i = 0; doc.contains("machines") && i < doc["machines"].size(); ++i)
+    if (doc["machines"][i].value("name", "") == machine) return FindingIn(doc, id, i);
+  return nullptr;
+}
+
 inline std::set<std::string> FindingIds(const nlohmann::json& doc, size_t i = 0) {
   std::set<std::string> ids;
   if (!doc.contains("machines") || doc["machines"].size() <= i) return ids;

@@ -21,6 +21,7 @@ using testing::CollectJson;
 using testing::EvidenceText;
 using testing::FindingIds;
 using testing::FindingIn;
+using testing::FindingOn;
 using testing::FixtureDescriptionDir;
 using testing::FixtureTree;
 using testing::PciDeviceIn;
@@ -536,11 +537,7 @@ TEST(ImportRulesFrontDoor, NcclP2pFallbackOnAGuestReadsItsHostsAnswer) {
       RunDossier({"import", t.path() + "/refused.log", "--machine", "guest", "--dossier", d, "-q"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   json doc = ReportJson(d);
-  const json* f = nullptr;
-  for (const auto& m : doc["machines"])
-    if (m["name"] == "guest")
-      for (const auto& x : m["findings"])
-        if (x["id"] == "nccl.p2p-fallback") f = &x;
+  const json* f = FindingOn(doc, "guest", "nccl.p2p-fallback");
   ASSERT_NE(f, nullptr);
   std::string ex = f->value("explanation", "");
   EXPECT_NE(ex.find("whether 1 of the pairs NCCL names can do P2P where they sit is not known "
@@ -579,11 +576,7 @@ TEST(MachineRulesFrontDoor, GpuP2pNotOkReadsThePairVerdicts) {
       RunDossier({"import", t.path() + "/p2p-r.txt", "--machine", "guest", "--dossier", d, "-q"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   json doc = ReportJson(d);
-  const json* f = nullptr;
-  for (const auto& m : doc["machines"])
-    if (m["name"] == "guest")
-      for (const auto& x : m["findings"])
-        if (x["id"] == "gpu.p2p-not-ok") f = &x;
+  const json* f = FindingOn(doc, "guest", "gpu.p2p-not-ok");
   ASSERT_NE(f, nullptr);
   std::string ex = f->value("explanation", "");
   EXPECT_NE(ex.find("Where these pairs sit (one answer per pair, from the guest's host): 28 "

@@ -145,6 +145,18 @@ void ReadLspciDescription(std::string_view text, PciDevice* d, const std::string
   d->name.Set(clean, at);
 }
 
+size_t DecodeEntity(std::string_view s, std::string* out) {
+  static const std::pair<std::string_view, char> kEntities[] = {
+      {"&nbsp;", ' '}, {"&amp;", '&'},  {"&lt;", '<'},    {"&gt;", '>'},
+      {"&quot;", '"'}, {"&#39;", '\''}, {"&#x27;", '\''}, {"&#34;", '"'}};
+  for (const auto& [e, ch] : kEntities)
+    if (s.starts_with(e)) {
+      out->push_back(ch);
+      return e.size();
+    }
+  return 0;
+}
+
 std::string StripMarkup(std::string_view line) {
   std::string out;
   out.reserve(line.size());
@@ -168,18 +180,10 @@ std::string StripMarkup(std::string_view line) {
       }
     }
     if (c == '&') {
-      static const std::pair<const char*, char> kEntities[] = {{"&nbsp;", ' '}, {"&amp;", '&'},
-                                                               {"&lt;", '<'},   {"&gt;", '>'},
-                                                               {"&quot;", '"'}, {"&#39;", '\''}};
-      bool done = false;
-      for (const auto& [e, ch] : kEntities)
-        if (line.substr(i).starts_with(e)) {
-          out += ch;
-          i += std::string_view(e).size() - 1;
-          done = true;
-          break;
-        }
-      if (done) continue;
+      if (size_t n = DecodeEntity(line.substr(i), &out)) {
+        i += n - 1;
+        continue;
+      }
     }
     out += c;
   }

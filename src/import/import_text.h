@@ -54,6 +54,10 @@ void ReadLspciDescription(std::string_view text, PciDevice* d, const std::string
 // "<br>"), the common entities decoded (&nbsp; &amp; &lt; &gt; &quot;), blanks trimmed.
 std::string StripMarkup(std::string_view line);
 
+// The HTML entity at `s` (&nbsp; &amp; &lt; &gt; &quot; &#39; &#x27; &#34;): its character
+// appended to `out` and its length returned; 0 (nothing appended) when none starts there.
+size_t DecodeEntity(std::string_view s, std::string* out);
+
 // "Key: value" of a pasted key-value output (lscpu, dmidecode, numactl), indentation and markup
 // ignored; false when the line has no colon or an empty key.
 bool KeyValue(std::string_view line, std::string* key, std::string* value);

@@ -47,18 +47,10 @@ std::string UnwrapChatLine(std::string_view line) {
       continue;
     }
     if (line[i] == '&') {
-      static const std::pair<const char*, char> kEntities[] = {
-          {"&nbsp;", ' '}, {"&amp;", '&'},  {"&lt;", '<'},    {"&gt;", '>'},
-          {"&quot;", '"'}, {"&#39;", '\''}, {"&#x27;", '\''}, {"&#34;", '"'}};
-      bool done = false;
-      for (const auto& [e, ch] : kEntities)
-        if (line.substr(i).starts_with(e)) {
-          out += ch;
-          i += std::string_view(e).size() - 1;
-          done = true;
-          break;
-        }
-      if (done) continue;
+      if (size_t n = DecodeEntity(line.substr(i), &out)) {
+        i += n - 1;
+        continue;
+      }
     }
     out += line[i];
   }
