@@ -127,6 +127,31 @@ TEST(NvbandwidthImport, RowsAndColumnsLeftOutKeepTheirColumns) {
     for (const auto& n : f.notes) EXPECT_EQ(n.find("cut off"), std::string::npos) << n;
 }
 
+// Where a paste stops without the SUM line: a GPU-to-GPU matrix needs a row per GPU, a host one
+// row; only the first stop is a cut.
+TEST(NvbandwidthImport, AMatrixMissingRowsIsCutAHostRowIsWhole) {
+  const std::string head =
+      "nvbandwidth Version: v0.8\n\n"
+      "Device 0: NVIDIA RTX 6000 Ada Generation (00000000:c1:00)\n"
+      "Device 1: NVIDIA RTX 6000 Ada Generation (00000000:c2:00)\n\n";
+  ImportRun pair = ImportString(head +
+                                "Running device_to_device_memcpy_write_ce.\n"
+                                "memcpy CE GPU(row) <- GPU(column) bandwidth (GB/s)\n"
+                                "           0         1\n"
+                                " 0       N/A     26.32\n");
+  ASSERT_EQ(pair.imported.p2p.size(), 1u);
+  EXPECT_TRUE(pair.imported.p2p[0].interrupted);
+  EXPECT_TRUE(NvbNoted(pair, "cut off"));
+  ImportRun host = ImportString(head +
+                                "Running host_to_device_memcpy_ce.\n"
+                                "memcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)\n"
+                                "           0         1\n"
+                                " 0     26.21     26.18\n");
+  ASSERT_EQ(host.imported.p2p.size(), 1u);
+  EXPECT_FALSE(host.imported.p2p[0].interrupted);
+  EXPECT_FALSE(NvbNoted(host, "cut off"));
+}
+
 TEST(NvbandwidthImport, OldVersionWaivingLineNamesTheTestCase) {
   ImportRun run = ImportString(NvbCorpus("two-l4-v0.4-waiving.txt"));
   ASSERT_EQ(run.imported.p2p.size(), 1u);
