@@ -87,9 +87,9 @@ PciCfgParse ParsePciCfg(std::string_view text, const std::string& name) {
     // mapping's name): a name is one word, a property a known key and its value.
     size_t word = line.find_first_of(" \t");
     std::string_view first = line.substr(0, word);
-    bool property = word != std::string_view::npos &&
-                    (first == "map" || first == "description" || first == "mdev" ||
-                     first == "live-migration-capable");
+    bool property =
+        word != std::string_view::npos && (first == "map" || first == "description" ||
+                                           first == "mdev" || first == "live-migration-capable");
     if (!indented && !(property && in_section)) {
       // "NAME", or "pci: NAME" as other section configs write their headers.
       std::string header(line);
