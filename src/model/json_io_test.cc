@@ -99,6 +99,38 @@ TEST(JsonIo, NumbersOutsideTheirDomainAreUnknownWithAWarning) {
   EXPECT_NE(all.find("1.5 is not a whole number"), std::string::npos) << all;
 }
 
+// What an imported NCCL log said comes back from the record whole: each rank's fields, each
+// connection, each refused pair with the GPUs it names.
+TEST(JsonIo, NcclFactsRoundTrip) {
+  Machine m;
+  m.name = "n";
+  NcclRank r;
+  r.rank = 1;
+  r.nranks = Known<int64_t>(2, "imported: a.log:3 (nccl-log)");
+  r.cuda_device = Known<int64_t>(1, "imported: a.log:3 (nccl-log)");
+  r.bus_id = Known(std::string("0000:81:00.0"), "imported: a.log:3 (nccl-log)");
+  m.nccl.ranks = {r};
+  m.nccl.connections = {{0, 1, 0, "SHM/direct/direct", "imported: a.log:5 (nccl-log)"}};
+  m.nccl.p2p_refused = {{"Could not enable P2P between dev 1(=81000) and dev 0(=1000)",
+                         "imported: a.log:4 (nccl-log)",
+                         {1, 0},
+                         {"0000:81:00.0", "0000:01:00.0"}}};
+  std::vector<std::string> warnings;
+  Machine back = MachineFromJson(MachineToJson(m), &warnings);
+  ASSERT_EQ(back.nccl.ranks.size(), 1u);
+  EXPECT_EQ(back.nccl.ranks[0].rank, 1);
+  EXPECT_EQ(back.nccl.ranks[0].nranks.value_or(0), 2);
+  EXPECT_EQ(back.nccl.ranks[0].nranks.source, "imported: a.log:3 (nccl-log)");
+  EXPECT_EQ(back.nccl.ranks[0].cuda_device.value_or(0), 1);
+  EXPECT_EQ(back.nccl.ranks[0].bus_id.value_or(""), "0000:81:00.0");
+  ASSERT_EQ(back.nccl.connections.size(), 1u);
+  EXPECT_EQ(back.nccl.connections[0].from_rank, 1);
+  EXPECT_EQ(back.nccl.connections[0].transport, "SHM/direct/direct");
+  ASSERT_EQ(back.nccl.p2p_refused.size(), 1u);
+  EXPECT_EQ(back.nccl.p2p_refused[0].devices, (std::vector<int64_t>{1, 0}));
+  EXPECT_EQ(back.nccl.p2p_refused[0].bus_ids[1], "0000:01:00.0");
+}
+
 // Past the ceiling the hardware or the kernel sets: a damaged record, not a fact (an x64 link, a
 // generation 99, NUMA node 5000); at the ceiling, kept.
 TEST(JsonIo, NumbersAboveTheirCeilingAreUnknown) {
