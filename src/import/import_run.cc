@@ -70,11 +70,12 @@ Status ImportText(std::string_view bytes, const std::string& file, const Importe
     alone.machine.name = run->imported.machine.name;
     Imported attempt = small ? run->imported : Imported{};
     attempt.notes.clear();
-    Status s = ParseGuarded(*p.importer, part, src, small ? &attempt : &alone);
+    Imported& first = small ? attempt : alone;
+    Status s = ParseGuarded(*p.importer, part, src, &first);
     if (!s) {
       // What the importer said before it gave up (a block whose key figures were unreadable) is
       // kept: it names the lines.
-      for (auto& n : attempt.notes) rep.notes.push_back(std::move(n));
+      for (auto& n : first.notes) rep.notes.push_back(std::move(n));
       pr.error = s.error().message;
       rep.notes.push_back(range + ": read as " + pr.format + " but: " + pr.error +
                           "; not imported");

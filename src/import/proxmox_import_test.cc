@@ -121,5 +121,26 @@ TEST(ProxmoxImport, HundredsOfPartsAreReadLikeAFew) {
       << AllNotes(run).substr(0, 2000);
 }
 
+// Past those hundreds of parts, what an importer says as it gives up still names its line.
+TEST(ProxmoxImport, AfterHundredsOfPartsAFailingPartStillSaysWhy) {
+  std::string text;
+  for (int i = 0; i < 250; ++i)
+    text += "root@pve:~# cat /etc/pve/mapping/pci.cfg\ngpu" + std::to_string(i) +
+            "\n\tmap id=10de:2bb1,iommugroup=1,node=pve,path=0000:01:00.0\n";
+  text +=
+      "$ python3 -m sglang.bench_serving\n"
+      "============ Serving Benchmark Result ============\n"
+      "Successful requests:                     n/a\n"
+      "Benchmark duration (s):                  12.5\n"
+      "==================================================\n";
+  ImportRun run = ImportString(text);
+  EXPECT_EQ(run.recognised_parts, 250u);
+  EXPECT_TRUE(run.imported.serve.empty());
+  EXPECT_NE(AllNotes(run).find("paste.txt:753: a serving benchmark result block without a "
+                               "readable 'Successful requests'"),
+            std::string::npos)
+      << AllNotes(run).substr(AllNotes(run).size() - 800);
+}
+
 }  // namespace
 }  // namespace dossier::import
