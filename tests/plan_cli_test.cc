@@ -50,7 +50,8 @@ TEST(PlanCli, ModelOnGivenGpusWithAlternatives) {
        {"params_total", "params_active", "weight_bytes_per_gpu", "kv_bytes_per_token",
         "kv_bytes_per_token_per_gpu", "kv_tokens_per_gpu", "max_concurrency", "fits"})
     EXPECT_FALSE(p[k].is_null()) << k << ": " << p["unknown"].dump();
-  EXPECT_EQ(p["kv_bytes_per_token_per_gpu"], 576 * 78 * 2);
+  // The MLA latent in BF16 and the sparse-attention indexer's FP8 keys with their scale.
+  EXPECT_EQ(p["kv_bytes_per_token_per_gpu"], (576 * 2 + 132) * 78);
   EXPECT_EQ(p["fits"], true);
   EXPECT_TRUE(p["how"].contains("weight_bytes_per_gpu"));
   bool pp2 = false;
@@ -74,7 +75,7 @@ TEST(PlanCli, OverridesChangeTheAnswer) {
                             "--context", "8192", "--format", "json"});
   ASSERT_EQ(fp8.exit_code, 0);
   auto p = Json(fp8)["plans"][0];
-  EXPECT_EQ(p["kv_bytes_per_token_per_gpu"], 576 * 78);
+  EXPECT_EQ(p["kv_bytes_per_token_per_gpu"], (576 + 132) * 78);  // the indexer's keys stay FP8
   EXPECT_EQ(p["context"], 8192);
 }
 
@@ -120,7 +121,7 @@ TEST(PlanCli, ServedModelBesideItsImportedLog) {
                      << planned_gib * 1.4
                      << " GB.\n"
                         "[2026-12-01 10:00:05 TP0] KV Cache is allocated. #tokens: 200000, KV "
-                        "size: 16.74 GB\n";
+                        "size: 18.65 GB\n";
   ProcessResult imp = Plan({"import", log, "--machine", "guest", "--dossier", d});
   ASSERT_EQ(imp.exit_code, 0) << imp.err;
   ProcessResult with = Plan({"plan", "--dossier", d, "--gpus", "8x96GiB", "--format", "json"});
@@ -134,7 +135,7 @@ TEST(PlanCli, ServedModelBesideItsImportedLog) {
       EXPECT_NEAR(c["difference"].get<double>(), 1 / 1.4 - 1, 0.01);
     }
     if (c["what"] == "KV cache bytes per token per GPU") {
-      per_token = true;  // 16.74 GiB / 200000 = 89,873 B; the plan's MLA latent 89,856 B
+      per_token = true;  // 18.65 GiB / 200000 = 100,128 B; the plan's 100,152 B
       EXPECT_NEAR(c["difference"].get<double>(), 0, 0.01);
     }
   }

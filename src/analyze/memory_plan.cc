@@ -396,10 +396,20 @@ MemoryPlan ComputeMemoryPlan(const PlanInputs& in) {
           *mc.sliding_layers, ratio, *mc.sliding_window, *in.context);
     }
     const double per_layer = static_cast<double>(s.kv_elements_per_token) / layers_total;
-    const double whole = per_layer * effective_layers * kvb;
+    // A sparse-attention indexer caches its own keys per layer at a fixed width (FP8 plus
+    // scales), whatever --kv-cache-dtype says, and every rank holds all of them.
+    const double index_bytes = static_cast<double>(s.index_cache_bytes_per_layer);
+    const std::string indexer =
+        s.index_cache_bytes_per_layer
+            ? fmt::format(
+                  " + indexer keys {} B per layer (index_head_dim {} as FP8 and a "
+                  "float32 scale per 128)",
+                  s.index_cache_bytes_per_layer, *mc.index_head_dim)
+            : "";
+    const double whole = (per_layer * kvb + index_bytes) * effective_layers;
     p.kv_bytes_per_token.Set(static_cast<uint64_t>(std::llround(whole)),
-                             fmt::format("{} x {} B ({}){}", s.kv_how, *in.kv_bytes_per_element,
-                                         in.kv_bytes_per_element.source, sliding));
+                             fmt::format("{} x {} B ({}){}{}", s.kv_how, *in.kv_bytes_per_element,
+                                         in.kv_bytes_per_element.source, indexer, sliding));
     const int64_t stage_layers = stages[worst_stage].second - stages[worst_stage].first;
     const double stage_share = effective_layers * static_cast<double>(stage_layers) / layers_total;
     double rank = 0;
@@ -415,8 +425,12 @@ MemoryPlan ComputeMemoryPlan(const PlanInputs& in) {
           "{} layers on the stage",
           kv_heads_rank, s.kv_heads, attn_tp, s.head_dim, stage_layers);
     }
-    p.kv_bytes_per_token_per_gpu.Set(static_cast<uint64_t>(std::llround(rank)),
-                                     how + fmt::format(" x {} B", *in.kv_bytes_per_element));
+    how += fmt::format(" x {} B", *in.kv_bytes_per_element);
+    if (s.index_cache_bytes_per_layer) {
+      rank += index_bytes * stage_share;
+      how += fmt::format(", + {} B of indexer keys per layer", s.index_cache_bytes_per_layer);
+    }
+    p.kv_bytes_per_token_per_gpu.Set(static_cast<uint64_t>(std::llround(rank)), how);
   }
 
   // --- the pool: memory x fraction - weights - reserve, in tokens ---

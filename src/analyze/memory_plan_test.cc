@@ -66,7 +66,7 @@ const char* kGlm5Nvfp4 = R"({
   "n_shared_experts": 1, "num_attention_heads": 64, "num_experts_per_tok": 8,
   "num_hidden_layers": 78, "num_key_value_heads": 64, "num_nextn_predict_layers": 1,
   "q_lora_rank": 2048, "qk_nope_head_dim": 192, "qk_rope_head_dim": 64, "v_head_dim": 256,
-  "vocab_size": 154880, "tie_word_embeddings": false,
+  "vocab_size": 154880, "tie_word_embeddings": false, "index_head_dim": 128, "index_n_heads": 32,
   "quantization_config": {"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16,
     "exclude_modules": ["lm_head", "model.embed_tokens", "model.layers.*.self_attn*",
       "model.layers.*.mlp.gate", "model.layers.*.mlp.shared_experts*", "model.layers.0.mlp*",
@@ -172,12 +172,100 @@ TEST(MemoryPlan, Nvfp4ExpertsWithUnquantizedAttentionOnEightGpus) {
   EXPECT_GT(*p.weight_bytes_per_gpu, *p.weight_bytes_total / 8);  // MLA down-projections whole
   EXPECT_LT(*p.weight_bytes_per_gpu,
             *p.weight_bytes_total / 8 + static_cast<uint64_t>(4 * kTestGiB));
-  // MLA: (512 + 64) x 78 layers x 2 B per token, the same on every rank.
+  // MLA: (512 + 64) x 2 B per layer, and the sparse-attention indexer's keys (128 FP8 and a
+  // float32 scale: 132 B) per layer, x 78 layers, the same on every rank.
   ASSERT_TRUE(p.kv_bytes_per_token_per_gpu.known());
-  EXPECT_EQ(*p.kv_bytes_per_token_per_gpu, 576u * 78 * 2);
+  EXPECT_EQ(*p.kv_bytes_per_token_per_gpu, (576u * 2 + 132) * 78);
   EXPECT_EQ(*p.kv_bytes_per_token, *p.kv_bytes_per_token_per_gpu);
   ASSERT_TRUE(p.fits.known());
   EXPECT_TRUE(*p.fits);
+}
+
+// meta-llama/Llama-3.1-8B-Instruct config.json: dense, GQA (8 KV heads), BF16.
+const char* kLlama8b = R"({
+  "architectures": ["LlamaForCausalLM"], "hidden_size": 4096, "num_hidden_layers": 32,
+  "num_attention_heads": 32, "num_key_value_heads": 8, "intermediate_size": 14336,
+  "vocab_size": 128256, "tie_word_embeddings": false, "torch_dtype": "bfloat16",
+  "max_position_embeddings": 131072})";
+
+// Llama-3.1-8B-Instruct in BF16 on one RTX 3090 (vllm-project/vllm issue #10517): "Loading model
+// weights took 14.9888 GB" (GiB), "kv_cache_size=3.81GiB", "GPU blocks: 1952" of 16 tokens =
+// 31,232 tokens. The dense GQA case: every KV head on the one GPU.
+TEST(MemoryPlan, DenseGqaWeightsAndKvTokensMatchVllmsLog) {
+  MemoryPlan p = ComputeMemoryPlan(Inputs(ParseConfig(kLlama8b), 1, 23.58, 0.9, 2));
+  ASSERT_TRUE(p.weight_bytes_per_gpu.known() && p.kv_bytes_per_token_per_gpu.known());
+  EXPECT_LT(Within(*p.weight_bytes_per_gpu / kTestGiB, 14.9888), 0.01);
+  EXPECT_EQ(*p.kv_bytes_per_token_per_gpu, 2u * 8 * 128 * 32 * 2);
+  EXPECT_LT(Within(3.81 * kTestGiB / static_cast<double>(*p.kv_bytes_per_token_per_gpu), 31232),
+            0.01);
+  ASSERT_TRUE(p.params_total.known());
+  EXPECT_EQ(ParamsText(*p.params_total), "8.03 B");
+}
+
+// deepseek-ai/DeepSeek-V3.2 config.json (DeepSeek-V3's shape with the sparse-attention indexer)
+// as nvidia/DeepSeek-V3.2-NVFP4 ships it: ModelOpt NVFP4 for the MLPs, attention (indexer
+// included), router, embeddings, head and the MTP layer (model.layers.61) left in BF16.
+const char* kDeepSeekV32Nvfp4 = R"({
+  "architectures": ["DeepseekV32ForCausalLM"], "hidden_size": 7168, "num_hidden_layers": 61,
+  "num_attention_heads": 128, "num_key_value_heads": 128, "intermediate_size": 18432,
+  "moe_intermediate_size": 2048, "n_routed_experts": 256, "n_shared_experts": 1,
+  "num_experts_per_tok": 8, "first_k_dense_replace": 3, "q_lora_rank": 1536,
+  "kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128,
+  "index_head_dim": 128, "index_n_heads": 64, "index_topk": 2048,
+  "vocab_size": 129280, "tie_word_embeddings": false, "num_nextn_predict_layers": 1,
+  "torch_dtype": "bfloat16", "max_position_embeddings": 163840,
+  "quantization_config": {"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16,
+    "exclude_modules": ["lm_head", "model.embed_tokens", "model.layers.*.self_attn*",
+                        "model.layers.*.mlp.gate", "model.layers.61*"]}})";
+
+// nvidia/DeepSeek-V3.2-NVFP4 on 4 x B200 under SGLang, TP 4, FP8 KV cache (a public run log of
+// the SGLang cookbook's command, 2026-06-19: "KV cache allocated with dtype
+// torch.float8_e4m3fn, #tokens=1375168, KV size about 55.31GB per TP rank"; SGLang's GB are
+// 2^30 bytes; "387G HF snapshot" on disk). The seed's shape: an MLA MoE in NVFP4 with attention
+// unquantized, and the sparse-attention indexer GLM-5 has too: without the indexer's 132 B per
+// layer the plan counted 14 % too many tokens.
+TEST(MemoryPlan, Nvfp4SparseMlaKvTokensAndCheckpointMatchARealRun) {
+  PlanInputs in = Inputs(ParseConfig(kDeepSeekV32Nvfp4), 4, 178.4, 0.85, 1);
+  in.kv_bytes_per_element.Set(1, "--kv-cache-dtype fp8_e4m3");
+  MemoryPlan p = ComputeMemoryPlan(in);
+  ASSERT_TRUE(p.kv_bytes_per_token_per_gpu.known()) << p.kv_bytes_per_token_per_gpu.unknown;
+  EXPECT_EQ(*p.kv_bytes_per_token_per_gpu, (576u + 132) * 61);
+  const double tokens = 55.31 * kTestGiB / static_cast<double>(*p.kv_bytes_per_token_per_gpu);
+  EXPECT_LT(Within(tokens, 1375168), 0.01);
+  EXPECT_NE(p.kv_bytes_per_token.source.find("indexer keys 132 B per layer"), std::string::npos)
+      << p.kv_bytes_per_token.source;
+
+  // Weights: the checkpoint holds the main model and the MTP layer (BF16: its layer, plus its
+  // own embedding, head and 2h x h projection, which the plan's MTP count leaves out).
+  ASSERT_TRUE(p.weight_bytes_total.known() && p.params_mtp.known());
+  const double mtp_extra = 2.0 * 129280 * 7168 + 2.0 * 7168 * 7168;
+  const double on_disk =
+      static_cast<double>(*p.weight_bytes_total) + 2.0 * (*p.params_mtp + mtp_extra);
+  EXPECT_LT(Within(on_disk / kTestGiB, 387), 0.05) << on_disk / kTestGiB;
+  // The indexer's projections are in attention, whole on every rank.
+  ASSERT_TRUE(p.params_total.known());
+  EXPECT_LT(Within(static_cast<double>(*p.params_total), 671.9e9), 0.002);
+}
+
+// moonshotai/Kimi-K2-Thinking config.json's attention and layer counts (MLA, 61 layers).
+const char* kKimiK2 = R"({
+  "architectures": ["DeepseekV3ForCausalLM"], "hidden_size": 7168, "num_hidden_layers": 61,
+  "num_attention_heads": 64, "num_key_value_heads": 64, "intermediate_size": 18432,
+  "moe_intermediate_size": 2048, "n_routed_experts": 384, "n_shared_experts": 1,
+  "num_experts_per_tok": 8, "first_k_dense_replace": 1, "q_lora_rank": 1536,
+  "kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128,
+  "vocab_size": 163840, "tie_word_embeddings": false, "torch_dtype": "bfloat16",
+  "max_position_embeddings": 262144})";
+
+// Kimi-K2-Thinking on 8 x H200 under vLLM, TP 8 (vllm-project/recipes PR #115): "Available KV
+// cache memory: 46.80 GiB" -> "GPU KV cache size: 715,072 tokens". The MLA latent is not split by
+// tensor parallelism: a TP 8 rank holds the whole 61 x 576 x 2 B of every token.
+TEST(MemoryPlan, MlaLatentWholeOnEveryRankMatchesVllmsLog) {
+  MemoryPlan p = ComputeMemoryPlan(Inputs(ParseConfig(kKimiK2), 8, 139.8, 0.9, 2));
+  ASSERT_TRUE(p.kv_bytes_per_token_per_gpu.known());
+  EXPECT_EQ(*p.kv_bytes_per_token_per_gpu, 576u * 61 * 2);
+  EXPECT_LT(Within(46.80 * kTestGiB / static_cast<double>(*p.kv_bytes_per_token_per_gpu), 715072),
+            0.01);
 }
 
 // Pipeline parallel halves the layers, so the MLA latent a GPU holds per token halves too: TP 4 x
@@ -193,7 +281,7 @@ TEST(MemoryPlan, PipelineStagesHoldTheirLayersKv) {
   in.layout = alts[0];
   MemoryPlan pp2 = ComputeMemoryPlan(in);
   ASSERT_TRUE(tp8.kv_tokens_per_gpu.known() && pp2.kv_tokens_per_gpu.known());
-  EXPECT_EQ(*pp2.kv_bytes_per_token_per_gpu, 576u * 39 * 2);
+  EXPECT_EQ(*pp2.kv_bytes_per_token_per_gpu, (576u * 2 + 132) * 39);
   EXPECT_GT(*pp2.kv_tokens_per_gpu, *tp8.kv_tokens_per_gpu);
   // Expert parallel is offered for the MoE model that does not use it.
   bool ep = false;

@@ -90,6 +90,19 @@ ModelShape ComputeModelShape(const ModelConfig& mc) {
     s.attn = q + h * (r + rope) + r * H * (nope + v) + H * v * h;
     s.attn_replicated = (qlora ? h * ql : 0) + h * (r + rope);
     s.attn_how = "MLA attention";
+    if (SizeKnownPositive(mc.index_head_dim)) {
+      const uint64_t id = static_cast<uint64_t>(*mc.index_head_dim);
+      s.index_cache_bytes_per_layer = id + id / 128 * 4;
+      // wq_b: q_lora_rank x heads*index_head_dim, wk: h x index_head_dim, weights_proj: h x
+      // heads. Without a head count or a query bottleneck the projections are not counted.
+      if (SizeKnownPositive(mc.index_n_heads) && qlora) {
+        const uint64_t ih = static_cast<uint64_t>(*mc.index_n_heads);
+        s.indexer = ql * ih * id + h * id + h * ih;
+        s.attn += s.indexer;
+        s.attn_replicated += s.indexer;
+        s.attn_how = "MLA attention with a sparse-attention indexer";
+      }
+    }
     // MLA caches the compressed latent and the shared RoPE key, not per-head K and V.
     s.kv_elements_per_token = (r + rope) * L;
     s.kv_how = fmt::format("MLA: (kv_lora_rank {} + qk_rope_head_dim {}) x {} layers", r, rope, L);

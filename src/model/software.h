@@ -118,6 +118,10 @@ struct ModelConfig {
   // Sliding-window attention: the window, and how many layers use it (layer_types entries
   // "sliding_attention": gpt-oss, Gemma 3); their KV cache holds at most the window's tokens.
   Fact<int64_t> sliding_window, sliding_layers;
+  // DeepSeek sparse attention (DeepSeek-V3.2, GLM-5): the lightning indexer's key width. Its
+  // keys are cached for every token beside the MLA latent (analyze/memory_plan.cc); its heads
+  // size its query projection.
+  Fact<int64_t> index_head_dim, index_n_heads;
   Fact<std::string> dtype;
   Fact<uint64_t> weights_bytes;  // model.safetensors.index.json metadata.total_size
   ModelQuantization quantization;
@@ -149,6 +153,8 @@ struct ModelConfig {
     v("context_length", context_length);
     v("sliding_window", sliding_window);
     v("sliding_layers", sliding_layers);
+    v("index_head_dim", index_head_dim);
+    v("index_n_heads", index_n_heads);
     v("dtype", dtype);
     v("weights_bytes", weights_bytes);
     v("quantization", quantization);

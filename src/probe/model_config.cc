@@ -302,6 +302,8 @@ void ReadShape(const ConfigView& c, ModelConfig* out) {
   GetInt(c, {"num_nextn_predict_layers", "num_mtp_layers"}, &out->mtp_layers);
   GetInt(c, {"max_position_embeddings", "max_sequence_length", "seq_length"}, &out->context_length);
   GetInt(c, {"sliding_window"}, &out->sliding_window);
+  GetInt(c, {"index_head_dim"}, &out->index_head_dim);
+  GetInt(c, {"index_n_heads"}, &out->index_n_heads);
   // layer_types: ["sliding_attention", "full_attention", …] per layer.
   if (auto h = c.Find({"layer_types"}); h.v && h.v->is_array()) {
     int64_t n = 0;

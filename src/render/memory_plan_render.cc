@@ -52,6 +52,29 @@ void Put(nlohmann::json& j, nlohmann::json& how, nlohmann::json& unknown, const 
   }
 }
 
+// The table's unknown cells point at one note each under the table: without NVML every cell of
+// a row is unknown for the same long reason, and the table repeated it in every cell.
+class UnknownNotes {
+ public:
+  template <class T>
+  std::string Cell(const Fact<T>& f, const char* unset) {
+    std::string why = f.unknown.empty() ? unset : f.unknown;
+    size_t i = 0;
+    while (i < reasons_.size() && reasons_[i] != why) ++i;
+    if (i == reasons_.size()) reasons_.push_back(why);
+    return fmt::format("unknown (note {})", i + 1);
+  }
+  std::string Render() const {
+    std::string out;
+    for (size_t i = 0; i < reasons_.size(); ++i)
+      out += fmt::format("- note {}: {}\n", i + 1, md::Escape(reasons_[i]));
+    return out.empty() ? out : out + "\n";
+  }
+
+ private:
+  std::vector<std::string> reasons_;
+};
+
 }  // namespace
 
 std::string MemoryPlansMarkdown(const std::vector<MemoryPlan>& plans, const std::string& heading) {
@@ -59,17 +82,25 @@ std::string MemoryPlansMarkdown(const std::vector<MemoryPlan>& plans, const std:
   std::string out;
   md::Table t({"plan", "layout", "weights per GPU", "KV per token per GPU", "KV tokens per GPU",
                "max concurrency", "fits"});
+  UnknownNotes notes;
+  auto cell = [&](const auto& f, const std::string& known, const char* unset) {
+    return f.known() ? known : notes.Cell(f, unset);
+  };
   for (const auto& p : plans) {
     std::string kv = p.kv_bytes_per_token_per_gpu.known()
                          ? fmt::format("{:.1f} KiB", *p.kv_bytes_per_token_per_gpu / 1024.0)
-                         : md::Cell(p.kv_bytes_per_token_per_gpu);
-    std::string conc = Concurrency(p.max_concurrency);
+                         : "";
+    std::string conc = p.max_concurrency.known() ? Concurrency(p.max_concurrency) : "";
     if (p.max_concurrency.known() && p.context.known())
       conc += fmt::format(" at {} tokens", *p.context);
-    t.Row({md::Escape(p.label), md::Escape(p.layout.Text()), PlanGiB(p.weight_bytes_per_gpu), kv,
-           Count(p.kv_tokens_per_gpu), conc, Fits(p.fits)});
+    t.Row({md::Escape(p.label), md::Escape(p.layout.Text()),
+           cell(p.weight_bytes_per_gpu, PlanGiB(p.weight_bytes_per_gpu), "not recorded"),
+           cell(p.kv_bytes_per_token_per_gpu, kv, "not recorded"),
+           cell(p.kv_tokens_per_gpu, Count(p.kv_tokens_per_gpu), "not recorded"),
+           cell(p.max_concurrency, conc, "not computed"),
+           cell(p.fits, p.fits.known() ? Fits(p.fits) : "", "not computed")});
   }
-  out += t.Render() + "\n";
+  out += t.Render() + "\n" + notes.Render();
   const MemoryPlan& s = plans.front();
   out += fmt::format("Parameters: {} total, {} active per token{}.\n\n", Params(s.params_total),
                      Params(s.params_active),

@@ -1,0 +1,64 @@
+// The plan's table as a reader sees it: an unknown cell points at its reason under the table, one
+// note per distinct reason, so a row without NVML is not the same long sentence five times.
+#include "render/memory_plan_render.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace dossier {
+namespace {
+
+size_t Count(const std::string& s, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
+  return n;
+}
+
+MemoryPlan Plan(const std::string& label) {
+  MemoryPlan p;
+  p.label = label;
+  p.layout.tp = 2;
+  p.weight_bytes_per_gpu.Set(uint64_t{10} << 30, "test");
+  p.kv_bytes_per_token_per_gpu.Set(2048, "test");
+  return p;
+}
+
+TEST(MemoryPlanMarkdown, EachUnknownReasonIsSaidOnceUnderTheTable) {
+  MemoryPlan served = Plan("served");
+  const std::string no_memory = "GPU memory: NVML was not read; give --gpus COUNTxMEMORY";
+  served.kv_tokens_per_gpu.Unknown(no_memory, "");
+  served.max_concurrency.Unknown(no_memory, "");
+  served.fits.Unknown("no target concurrency in the notes", "");
+  MemoryPlan alt = Plan("alternative");
+  alt.kv_tokens_per_gpu.Unknown(no_memory, "");
+  alt.max_concurrency.Unknown(no_memory, "");
+  alt.fits.Unknown(no_memory, "");
+
+  std::string md = MemoryPlansMarkdown({served, alt}, "###");
+  std::string table = md.substr(0, md.find("\n\n"));
+  // Each reason once in the comparison (the per-plan lists below give each figure's own
+  // inputs); the cells point at it by number.
+  std::string comparison = md.substr(0, md.find("Parameters:"));
+  EXPECT_EQ(Count(comparison, "NVML was not read"), 1u) << md;
+  EXPECT_EQ(Count(comparison, "no target concurrency"), 1u) << md;
+  EXPECT_EQ(Count(table, "unknown (note 1)"), 5u) << md;
+  EXPECT_EQ(Count(table, "unknown (note 2)"), 1u) << md;
+  EXPECT_NE(md.find("- note 1: GPU memory: NVML was not read; give --gpus COUNTxMEMORY\n"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("- note 2: no target concurrency in the notes\n"), std::string::npos) << md;
+  // Known figures stay in their cells, and a table with nothing unknown has no notes.
+  EXPECT_NE(table.find("10.0 GiB"), std::string::npos);
+  EXPECT_NE(table.find("2.0 KiB"), std::string::npos);
+  MemoryPlan whole = Plan("served");
+  whole.kv_tokens_per_gpu.Set(1000, "test");
+  whole.max_concurrency.Set(0.0, "test");
+  whole.fits.Set(false, "test");
+  std::string md2 = MemoryPlansMarkdown({whole}, "###");
+  EXPECT_EQ(md2.find("note 1"), std::string::npos) << md2;
+  EXPECT_NE(md2.find("| 1000 | 0.00 | no: test |"), std::string::npos) << md2;
+}
+
+}  // namespace
+}  // namespace dossier
