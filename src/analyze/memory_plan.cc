@@ -96,6 +96,7 @@ std::string PlanLayout::Text() const {
   if (pp > 1) t += fmt::format(" x PP {}", pp);
   if (ep > 1) t += fmt::format(", EP {}", ep);
   if (dp_attention > 1) t += fmt::format(", DP attention {}", dp_attention);
+  if (dcp > 1) t += fmt::format(", DCP {}", dcp);
   return t;
 }
 
@@ -197,9 +198,11 @@ std::optional<GpuSpec> ParseGpuSpec(const std::string& text) {
   return g;
 }
 
-std::vector<PlanLayout> AlternativeLayouts(const PlanLayout& served, const ModelConfig& mc) {
+std::vector<PlanLayout> AlternativeLayouts(const PlanLayout& served, const ModelConfig& mc,
+                                           const std::string& engine) {
   std::vector<PlanLayout> out;
-  if (served.tp >= 4 && served.tp % 2 == 0 && served.pp == 1 && served.dp_attention == 1) {
+  const bool plain = served.dp_attention == 1 && served.dcp == 1;
+  if (served.tp >= 4 && served.tp % 2 == 0 && served.pp == 1 && plain) {
     PlanLayout l = served;
     l.tp = served.tp / 2;
     l.pp = 2;
@@ -211,6 +214,21 @@ std::vector<PlanLayout> AlternativeLayouts(const PlanLayout& served, const Model
     PlanLayout l = served;
     l.ep = served.tp;
     out.push_back(l);
+  }
+  // MLA under TP holds the whole latent of every token on every rank: the engines' answers are
+  // decode context parallel (vLLM) and data-parallel attention (SGLang).
+  const bool mla = mc.kv_lora_rank.known() && *mc.kv_lora_rank > 0;
+  if (mla && served.tp > 1 && plain) {
+    if (engine != "sglang") {
+      PlanLayout l = served;
+      l.dcp = served.tp;
+      out.push_back(l);
+    }
+    if (engine != "vllm") {
+      PlanLayout l = served;
+      l.dp_attention = served.tp;
+      out.push_back(l);
+    }
   }
   return out;
 }
@@ -232,8 +250,8 @@ MemoryPlan ComputeMemoryPlan(const PlanInputs& in) {
     if (!p.fits.known()) p.fits.Unknown(why, cfg);
   };
   const PlanLayout& lay = in.layout;
-  if (lay.tp < 1 || lay.pp < 1 || lay.ep < 1 || lay.dp_attention < 1 ||
-      lay.tp % lay.dp_attention != 0) {
+  if (lay.tp < 1 || lay.pp < 1 || lay.ep < 1 || lay.dp_attention < 1 || lay.dcp < 1 ||
+      lay.tp % lay.dp_attention != 0 || lay.tp % lay.dcp != 0) {
     unknown_all("the layout " + lay.Text() + " is not one a server runs");
     return p;
   }
@@ -429,6 +447,11 @@ MemoryPlan ComputeMemoryPlan(const PlanInputs& in) {
     if (s.index_cache_bytes_per_layer) {
       rank += index_bytes * stage_share;
       how += fmt::format(", + {} B of indexer keys per layer", s.index_cache_bytes_per_layer);
+    }
+    if (lay.dcp > 1) {
+      rank /= static_cast<double>(lay.dcp);
+      how += fmt::format("; / DCP {} (each rank of the group holds every {}th token)", lay.dcp,
+                         lay.dcp);
     }
     p.kv_bytes_per_token_per_gpu.Set(static_cast<uint64_t>(std::llround(rank)), how);
   }

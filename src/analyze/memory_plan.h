@@ -23,6 +23,9 @@ struct PlanLayout {
   int64_t tp = 1, pp = 1;
   int64_t ep = 1;  // expert parallel: experts spread over this many ranks (1: split by TP)
   int64_t dp_attention = 1;  // SGLang --enable-dp-attention: attention replicated over DP ranks
+  // vLLM --decode-context-parallel-size: the ranks of a DCP group each hold every DCP-th token of
+  // a sequence's KV cache instead of all of it (what MLA's latent, whole on every TP rank, needs).
+  int64_t dcp = 1;
   std::string Text() const;  // "TP 8", "TP 4 x PP 2", "TP 8, EP 8"
   int64_t Gpus() const { return tp * pp; }
 };
@@ -87,8 +90,11 @@ std::vector<PlanCheck> CheckAgainstLog(const MemoryPlan& p, const PlanInputs& in
 MemoryPlan ComputeMemoryPlan(const PlanInputs& in);
 
 // The layouts worth comparing with the served one on the same GPUs: TP N/2 x PP 2 for TP >= 4,
-// and expert parallel over the TP ranks for an MoE model that does not use it.
-std::vector<PlanLayout> AlternativeLayouts(const PlanLayout& served, const ModelConfig& mc);
+// expert parallel over the TP ranks for an MoE model that does not use it, and for an MLA model
+// under TP the engine's way not to hold the whole latent on every rank (`engine` "vllm": decode
+// context parallel over the TP ranks; "sglang": DP attention over them; "": both).
+std::vector<PlanLayout> AlternativeLayouts(const PlanLayout& served, const ModelConfig& mc,
+                                           const std::string& engine = "");
 
 // Bytes one quantized weight takes with its scales ("NVFP4: 4-bit values + one FP8 scale per
 // 16"), or unknown with the reason; for an unquantized checkpoint, the dtype's bytes.

@@ -167,6 +167,9 @@ PlanInputs InputsForServer(const Server& s, const Machine& m, const Notes& notes
     in.layout.dp_attention = *dp;
     from.push_back(fmt::format("--enable-dp-attention with DP {}", *dp));
   }
+  if (auto t = FindFlag(s.flags, {"--decode-context-parallel-size", "-dcp"}))
+    if (auto v = PositiveInt(t->value))
+      in.layout.dcp = *v, from.push_back(t->flag + " " + t->value);
   in.layout_from = from.empty() ? "no parallelism flag: one GPU" : "";
   for (const auto& f : from) in.layout_from += (in.layout_from.empty() ? "" : ", ") + f;
   in.layout_from += " (" + src + ")";
@@ -251,7 +254,7 @@ std::vector<MemoryPlan> MachineMemoryPlans(const Machine& m, const Notes& notes,
       break;
     }
     out.push_back(served);
-    for (const auto& alt : AlternativeLayouts(in.layout, s.model)) {
+    for (const auto& alt : AlternativeLayouts(in.layout, s.model, s.engine)) {
       PlanInputs a = in;
       a.layout = alt;
       a.layout_from = "an alternative to the served " + in.layout.Text();

@@ -398,6 +398,68 @@ TEST(MemoryPlan, GpuSpecs) {
   EXPECT_FALSE(ParseGpuSpec("8x-96GiB"));
 }
 
+// Kimi-K2-Thinking at TP 8 with decode context parallel 8 (vllm-project/recipes PR #115): the
+// same 46.80 GiB holds "5,721,088 tokens" once vLLM is "Multiplying the GPU KV cache size by the
+// dcp_world_size 8": each rank keeps every 8th token's latent. The flag becomes the layout.
+TEST(MemoryPlan, DecodeContextParallelDividesTheLatentAsVllmsLogSays) {
+  Machine m;
+  Server s;
+  s.pid = 7;
+  s.engine = "vllm";
+  s.model = ParseConfig(kKimiK2);
+  s.flags = {{"--tensor-parallel-size", "8"}, {"--decode-context-parallel-size", "8"}};
+  PlanInputs in = InputsForServer(s, m, Notes{}, {});
+  EXPECT_EQ(in.layout.tp, 8);
+  EXPECT_EQ(in.layout.dcp, 8);
+  EXPECT_NE(in.layout_from.find("--decode-context-parallel-size 8"), std::string::npos);
+  EXPECT_EQ(in.layout.Text(), "TP 8, DCP 8");
+  in.gpu_memory_bytes.Set(static_cast<uint64_t>(139.8 * kTestGiB), "test");
+  MemoryPlan p = ComputeMemoryPlan(in);
+  ASSERT_TRUE(p.kv_bytes_per_token_per_gpu.known()) << p.kv_bytes_per_token_per_gpu.unknown;
+  EXPECT_EQ(*p.kv_bytes_per_token_per_gpu, 576u * 61 * 2 / 8);
+  EXPECT_LT(Within(46.80 * kTestGiB / static_cast<double>(*p.kv_bytes_per_token_per_gpu), 5721088),
+            0.01);
+  // DCP must divide TP, as vLLM requires.
+  in.layout.dcp = 3;
+  EXPECT_FALSE(ComputeMemoryPlan(in).kv_bytes_per_token_per_gpu.known());
+}
+
+// An MLA model under TP is offered its engine's way not to hold the latent whole on every rank;
+// a GQA model, whose KV heads TP already splits, is not.
+TEST(MemoryPlan, MlaAlternativesFollowTheEngine) {
+  const ModelConfig glm = ParseConfig(kGlm5Nvfp4);
+  auto has = [](const std::vector<PlanLayout>& ls, int64_t dcp, int64_t dpa) {
+    for (const auto& l : ls)
+      if (l.dcp == dcp && l.dp_attention == dpa && l.pp == 1 && l.ep == 1) return true;
+    return false;
+  };
+  const PlanLayout tp8{8, 1, 1, 1};
+  EXPECT_TRUE(has(AlternativeLayouts(tp8, glm, "vllm"), 8, 1));
+  EXPECT_FALSE(has(AlternativeLayouts(tp8, glm, "vllm"), 1, 8));
+  EXPECT_TRUE(has(AlternativeLayouts(tp8, glm, "sglang"), 1, 8));
+  EXPECT_FALSE(has(AlternativeLayouts(tp8, glm, "sglang"), 8, 1));
+  EXPECT_TRUE(has(AlternativeLayouts(tp8, glm, ""), 8, 1));
+  EXPECT_TRUE(has(AlternativeLayouts(tp8, glm, ""), 1, 8));
+  for (const auto& l : AlternativeLayouts(tp8, ParseConfig(kQwen3_235bFp8), ""))
+    EXPECT_TRUE(l.dcp == 1 && l.dp_attention == 1) << l.Text();
+  // Served with DP attention already: neither again, nor PP halving it.
+  PlanLayout dpa = tp8;
+  dpa.dp_attention = 8;
+  for (const auto& l : AlternativeLayouts(dpa, glm, "sglang"))
+    EXPECT_TRUE(l.dcp == 1 && l.pp == 1) << l.Text();
+
+  // The seed's case on 8 x 95 GiB: DP attention puts the attention whole on every GPU (more
+  // weights per GPU) and gives each GPU its own requests (more at once than TP 8's shared pool).
+  PlanInputs in = Inputs(glm, 8, 95.0, 0.85, 1);
+  in.context.Set(65536, "test");
+  MemoryPlan tp = ComputeMemoryPlan(in);
+  in.layout.dp_attention = 8;
+  MemoryPlan dp = ComputeMemoryPlan(in);
+  ASSERT_TRUE(tp.max_concurrency.known() && dp.max_concurrency.known());
+  EXPECT_GT(*dp.weight_bytes_per_gpu, *tp.weight_bytes_per_gpu + static_cast<uint64_t>(kTestGiB));
+  EXPECT_GT(*dp.max_concurrency, *tp.max_concurrency);
+}
+
 // From a server's flags: SGLang's names, its DP attention, the speculative MTP layers, and the
 // KV dtype flag over the model's.
 TEST(MemoryPlan, ServerFlagsBecomeTheLayout) {

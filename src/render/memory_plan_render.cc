@@ -150,11 +150,9 @@ std::string MemoryPlansMarkdown(const std::vector<MemoryPlan>& plans, const std:
 nlohmann::json MemoryPlanJson(const MemoryPlan& p) {
   nlohmann::json j, how = nlohmann::json::object(), unknown = nlohmann::json::object();
   j["label"] = p.label;
-  j["layout"] = {{"tp", p.layout.tp},
-                 {"pp", p.layout.pp},
-                 {"ep", p.layout.ep},
-                 {"dp_attention", p.layout.dp_attention},
-                 {"from", p.layout_from}};
+  j["layout"] = {{"tp", p.layout.tp},   {"pp", p.layout.pp},
+                 {"ep", p.layout.ep},   {"dp_attention", p.layout.dp_attention},
+                 {"dcp", p.layout.dcp}, {"from", p.layout_from}};
   Put(j, how, unknown, "params_total", p.params_total);
   Put(j, how, unknown, "params_active", p.params_active);
   Put(j, how, unknown, "params_mtp", p.params_mtp);
