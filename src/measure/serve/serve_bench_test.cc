@@ -307,6 +307,38 @@ TEST_P(ServeBenchStandin, EachTokenIsTimedWhenItArrives) {
   });
 }
 
+// The progress line's rate is over the last interval, not since the start: the rates times
+// their intervals add up to the content events seen by the last call, however late the client
+// runs (mutants.py seed 1206: with the interval's start never moved, the rates summed to a
+// fraction of the events). One request at a time, 40 tokens 12 ms apart: three calls or more.
+TEST_P(ServeBenchStandin, ProgressRateIsOverTheLastInterval) {
+  StandinServer server(Cfg(1, 12));
+  Started(server);
+  LoadSpec spec;
+  spec.url = server.base_url() + "/v1/completions";
+  spec.concurrency = 1;
+  spec.num_prompts = 5;
+  std::vector<LoadItem> items;
+  for (const auto& p : RandomPrompts(1, 10, 40, 3))
+    items.push_back({BuildRequestBody(Api::kCompletions, {"standin-model", p.text, 40, true}), 10});
+  std::vector<LoadProgress> calls;
+  auto out = RunLoad(
+      spec, Cycle(items), [&](const LoadProgress& p) { calls.push_back(p); }, nullptr);
+  ASSERT_TRUE(out) << out.error().message;
+  ASSERT_GE(calls.size(), 2u);  // 5 x 40 x 12 ms of server time alone is 2.4 s
+  double events = 0, before = 0;
+  for (const auto& c : calls) {
+    EXPECT_GE(c.output_events_per_s, 0);
+    events += c.output_events_per_s * (c.elapsed_s - before);
+    before = c.elapsed_s;
+  }
+  const LoadProgress& last = calls.back();
+  // Each completed request's 40 tokens were seen; an unfinished one's at most 40 more.
+  EXPECT_GE(events, static_cast<double>(last.completed) * 40 - 0.5) << calls.size();
+  EXPECT_LE(events, static_cast<double>(last.completed + last.in_flight) * 40 + 0.5);
+  EXPECT_GT(events, 0);
+}
+
 TEST_P(ServeBenchStandin, OpenLoopPacesRequestsAtTheRate) {
   Check([]() -> std::string {
     StandinServer server(Cfg(5, 1));
