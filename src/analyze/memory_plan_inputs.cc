@@ -283,7 +283,7 @@ std::vector<PlanCheck> CheckAgainstLog(const MemoryPlan& p, const PlanInputs& in
          static_cast<double>(*log.kv_cache_bytes_per_gpu) / static_cast<double>(*log.kv_tokens),
          "B", log.kv_tokens.source,
          "--kv-cache-dtype, KV heads over tensor parallel, MLA, sliding-window layers, "
-         "the engine's page size"});
+         "--decode-context-parallel-size, a sparse-attention indexer, the engine's page size"});
   if (p.kv_tokens_per_gpu.known() && log.kv_tokens.known())
     out.push_back({"KV tokens per GPU", static_cast<double>(*p.kv_tokens_per_gpu),
                    static_cast<double>(*log.kv_tokens), "tokens", log.kv_tokens.source,

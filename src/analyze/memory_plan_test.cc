@@ -419,6 +419,24 @@ TEST(MemoryPlan, DecodeContextParallelDividesTheLatentAsVllmsLogSays) {
   EXPECT_EQ(*p.kv_bytes_per_token_per_gpu, 576u * 61 * 2 / 8);
   EXPECT_LT(Within(46.80 * kTestGiB / static_cast<double>(*p.kv_bytes_per_token_per_gpu), 5721088),
             0.01);
+  // Beside the log: the bytes per token agree; the same log beside a plan without DCP is eight
+  // times off, and the check names what to look at.
+  ServerMemoryLog log;
+  log.engine.Set("vllm", "test");
+  log.kv_cache_bytes_per_gpu.Set(static_cast<uint64_t>(46.80 * kTestGiB), "Available KV cache");
+  log.kv_tokens.Set(5721088, "GPU KV cache size");
+  auto per_token = [&](const MemoryPlan& plan, const PlanInputs& with) {
+    for (const auto& c : CheckAgainstLog(plan, with, log))
+      if (c.what == "KV cache bytes per token per GPU") return c;
+    ADD_FAILURE() << "no bytes-per-token check";
+    return PlanCheck{};
+  };
+  EXPECT_LT(std::fabs(per_token(p, in).Difference()), 0.01);
+  PlanInputs no_dcp = in;
+  no_dcp.layout.dcp = 1;
+  const PlanCheck off = per_token(ComputeMemoryPlan(no_dcp), no_dcp);
+  EXPECT_NEAR(off.Difference(), 7.0, 0.05);
+  EXPECT_NE(off.check_inputs.find("--decode-context-parallel-size"), std::string::npos);
   // DCP must divide TP, as vLLM requires.
   in.layout.dcp = 3;
   EXPECT_FALSE(ComputeMemoryPlan(in).kv_bytes_per_token_per_gpu.known());

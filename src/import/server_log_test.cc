@@ -46,6 +46,19 @@ TEST(ServerLogImport, ThousandsSeparatorsAndBothEngines) {
   EXPECT_NEAR(*s.kv_cache_bytes_per_gpu / kGiBytes, 16.46, 1e-6);  // K + V
 }
 
+// vLLM with decode context parallel logs the tokens already multiplied by the DCP size: the
+// same KV memory, eight times the tokens (the plan divides a rank's bytes per token the same way).
+TEST(ServerLogImport, DecodeContextParallelTokensAsLogged) {
+  const ServerMemoryLog tp = OnlyLog(ImportString(CorpusFile("vllm-kimi-k2-thinking-tp8.txt")));
+  const ServerMemoryLog dcp =
+      OnlyLog(ImportString(CorpusFile("vllm-kimi-k2-thinking-tp8-dcp8.txt")));
+  EXPECT_EQ(*tp.engine, "vllm");
+  EXPECT_EQ(*tp.kv_tokens, 715072u);
+  EXPECT_EQ(*dcp.kv_tokens, 5721088u);
+  EXPECT_NEAR(*tp.kv_cache_bytes_per_gpu / kGiBytes, 46.80, 1e-6);
+  EXPECT_EQ(*dcp.kv_cache_bytes_per_gpu, *tp.kv_cache_bytes_per_gpu);
+}
+
 TEST(ServerLogImport, EveryLineShape) {
   const ServerMemoryLog s = OnlyLog(ImportString(CorpusFile("shapes-sglang.txt")));
   EXPECT_NEAR(*s.weights_bytes_per_gpu / kGiBytes, 54.76, 1e-6);   // the fuller of two ranks
