@@ -9,6 +9,7 @@
 
 #include "fixture_trees.h"
 #include "run_process.h"
+#include "standin_paths.h"
 #include "temp_dir.h"
 
 namespace dossier {
@@ -185,6 +186,68 @@ TEST(PlanCli, AgreeingLogIsNoFinding) {
       EXPECT_NE(f["id"], "plan.server-disagrees");
     }
   EXPECT_GT(findings, 0u);  // the report's other findings are there: the check is not vacuous
+}
+
+// The seed guest with its GPUs' memory (the NVML stand-in: 8 x 95.6 GiB) and a target at a
+// concurrency: the served TP 8 plan falls short, and the finding says which of the plan's other
+// layouts would hold the target (with the engine's flags) and which would not.
+TEST(PlanCli, TargetConcurrencyShortSaysWhichLayoutsWouldHoldIt) {
+  testing::StandinFixture nvml("seed-guest");
+  auto findings_for = [](const std::string& target) {
+    TempDir t;
+    const std::string d = t.path() + "/dossier";
+    EXPECT_EQ(Plan({"collect", "-q", "--machine", "guest", "--dossier", d, "--root",
+                    FixtureTree("seed-guest"), "--nvml-lib", testing::NvmlStandin()})
+                  .exit_code,
+              0);
+    EXPECT_EQ(Plan({"note", "--dossier", d, "target", target}).exit_code, 0);
+    ProcessResult plan = Plan({"plan", "--dossier", d, "--format", "json"});
+    EXPECT_EQ(plan.exit_code, 0) << plan.err;
+    ProcessResult rep = Plan({"report", "--dossier", d, "--format", "json"});
+    EXPECT_EQ(rep.exit_code, 0) << rep.err;
+    const nlohmann::json report = Json(rep);
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& m : report["machines"])
+      for (const auto& f : m["findings"])
+        if (f["id"] == "plan.target-short") out.push_back(f);
+    return std::make_pair(out, Json(plan));
+  };
+  // What the plan says of each layout at the served context, to build the two targets from.
+  auto [none, plans] = findings_for("total_tokens_per_s > 1 at concurrency 1");
+  ASSERT_GE(plans["plans"].size(), 3u) << plans.dump(2);
+  const double served = plans["plans"][0]["max_concurrency"].get<double>();
+  double best = 0;
+  std::string best_layout;
+  for (size_t i = 1; i < plans["plans"].size(); ++i) {
+    const auto& p = plans["plans"][i];
+    if (p["max_concurrency"].is_number() && p["max_concurrency"].get<double>() > best) {
+      best = p["max_concurrency"].get<double>();
+      best_layout = p["layout"]["tp"].dump() + "/" + p["layout"]["pp"].dump();
+    }
+  }
+  ASSERT_GT(best, served + 0.5) << plans.dump(2);
+  EXPECT_TRUE(none.empty() || served >= 1) << none.dump(2);
+
+  // A target between the served layout and the best alternative: the alternative is the action.
+  const int between = static_cast<int>(served) + 1;
+  ASSERT_LT(between, best);
+  auto [reach, p1] =
+      findings_for("total_tokens_per_s > 1 at concurrency " + std::to_string(between));
+  ASSERT_EQ(reach.size(), 1u);
+  const std::string actions = reach[0]["actions"].dump();
+  EXPECT_NE(actions.find("Restart the server as"), std::string::npos) << actions;
+  EXPECT_NE(actions.find("--tp "), std::string::npos) << actions;  // SGLang's flag names
+  EXPECT_EQ(actions.find("--tensor-parallel-size"), std::string::npos) << actions;
+  EXPECT_NE(
+      reach[0]["title"].get<std::string>().find("the target asks for " + std::to_string(between)),
+      std::string::npos);
+
+  // A target no layout reaches: every alternative is said not to help, and the action says so.
+  auto [beyond, p2] = findings_for("total_tokens_per_s > 1 at concurrency 10000");
+  ASSERT_EQ(beyond.size(), 1u);
+  EXPECT_EQ(beyond[0]["not_helping"].size(), p2["plans"].size() - 1) << beyond[0].dump(2);
+  EXPECT_NE(beyond[0]["actions"].dump().find("No layout the plan computed reaches"),
+            std::string::npos);
 }
 
 }  // namespace

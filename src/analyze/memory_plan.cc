@@ -237,6 +237,9 @@ MemoryPlan ComputeMemoryPlan(const PlanInputs& in) {
   MemoryPlan p;
   p.layout = in.layout;
   p.layout_from = in.layout_from;
+  p.engine = in.engine;
+  p.target_concurrency = in.target_concurrency;
+  p.target_from = in.target_from;
   p.context = in.context;
   p.gpu_memory_bytes = in.gpu_memory_bytes;
   const ModelConfig& mc = in.model;

@@ -5,7 +5,7 @@
 // had is unknown with the reason, never 0.
 //
 // What it does not model, said in the docs: activation peaks beyond the stated reserve, the
-// allocator's fragmentation, vision towers, DSA/NSA indexer caches, norms and biases (a few MB).
+// allocator's fragmentation, vision towers, Mamba state, norms and biases (a few MB).
 #pragma once
 
 #include <cstdint>
@@ -76,6 +76,9 @@ struct MemoryPlan {
   Fact<bool> fits;               // the weights fit, and the target's concurrency when there is one
   std::vector<std::string> inputs;  // every input with its source, for the reader to check
   std::vector<PlanCheck> checks;    // beside the server's own log, when one was imported
+  std::string engine;               // the inputs' engine ("" when planned by hand)
+  std::optional<int64_t> target_concurrency;  // the notes' highest, when `fits` was judged on it
+  std::string target_from;
 };
 
 // Past this relative difference a plan figure and the server's disagree (a finding says so).

@@ -75,5 +75,6 @@ std::optional<Finding> RuleNcclTopoFileMismatch(const RuleContext& ctx);      //
 std::optional<Finding> RuleNotesContradicted(const RuleContext& ctx);         // notes.cc
 std::optional<Finding> RuleDecodeCommunicationBound(const RuleContext& ctx);  // decode.cc
 std::optional<Finding> RulePlanServerDisagrees(const RuleContext& ctx);       // memory_plan.cc
+std::optional<Finding> RulePlanTargetShort(const RuleContext& ctx);           // plan_layout.cc
 
 }  // namespace dossier

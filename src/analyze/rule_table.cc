@@ -73,6 +73,10 @@ const std::vector<RuleEntry>& RuleTable() {
        "the memory plan (weights, KV cache per token, KV tokens) differs from the server's own "
        "start-up log by more than 10 %",
        RulePlanServerDisagrees},
+      {"plan.target-short", kWarning,
+       "the served layout's memory plan holds fewer requests of the context length at once than "
+       "the notes' target concurrency; says which alternative layouts would and would not",
+       RulePlanTargetShort},
       {"notes.contradicted", kWarning,
        "a fact stated in the notes (named as in its alias table) disagrees with what a probe "
        "read (or a server's CUDA_HOME with /usr/local/cuda)",
