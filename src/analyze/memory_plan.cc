@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <map>
 #include <regex>
@@ -124,6 +125,13 @@ WeightFormat QuantizedWeightFormat(const ModelConfig& mc) {
   auto has = [&](const char* s) {
     return algo.find(s) != std::string::npos || method.find(s) != std::string::npos;
   };
+  // "bits": N in the quantization config is read as the algorithm "N-bit".
+  std::optional<int64_t> bits;
+  if (algo.size() > 4 && algo.ends_with("-bit")) {
+    int64_t b = 0;
+    const auto [end, ec] = std::from_chars(algo.data(), algo.data() + algo.size() - 4, b);
+    if (ec == std::errc() && end == algo.data() + algo.size() - 4) bits = b;
+  }
   if (has("nvfp4")) {
     // ModelOpt NVFP4: E2M1 values (4 bits) with one FP8 E4M3 scale per 16 values and one FP32
     // scale per tensor (negligible).
@@ -149,8 +157,9 @@ WeightFormat QuantizedWeightFormat(const ModelConfig& mc) {
       f.name = "FP8";
       f.how = "FP8: 1 B (per-tensor or per-channel scales, negligible)";
     }
-  } else if (has("awq") || has("gptq") || algo == "4-bit" || has("w4a16") || has("w4a8") ||
-             has("pack-quantized") || has("int4")) {
+  } else if ((has("awq") || has("gptq") || algo == "4-bit" || has("w4a16") || has("w4a8") ||
+              has("pack-quantized") || has("int4")) &&
+             (!bits || *bits == 4)) {
     // 4-bit integers packed eight to an int32, with an FP16 scale and a 4-bit zero point per
     // group (AWQ, GPTQ, compressed-tensors pack-quantized); group -1 is one per output channel.
     const int64_t group = g ? g : 128;
@@ -159,6 +168,16 @@ WeightFormat QuantizedWeightFormat(const ModelConfig& mc) {
     f.how =
         fmt::format("INT4: 4-bit values + 2-byte scale and 4-bit zero per {} = {:.4f} B{}", group,
                     *f.bytes_per_param, g ? "" : " (group size not stated: 128 assumed)");
+  } else if ((has("awq") || has("gptq")) && bits && *bits >= 2 && *bits <= 8) {
+    // GPTQ (and AWQ) at another width ("bits": 2, 3 or 8): the values packed into int32s, an FP16
+    // scale and a zero point of the same width per group.
+    const int64_t group = g ? g : 128;
+    const double v = static_cast<double>(*bits) / 8.0;
+    f.bytes_per_param = v + (2.0 + v) / static_cast<double>(group);
+    f.name = fmt::format("INT{} (group {})", *bits, group);
+    f.how = fmt::format(
+        "INT{0}: {0}-bit values + 2-byte scale and {0}-bit zero per {1} = {2:.4f} B{3}", *bits,
+        group, *f.bytes_per_param, g ? "" : " (group size not stated: 128 assumed)");
   } else if (has("int8") || has("int-quantized") || algo == "8-bit" || has("w8a8")) {
     f.bytes_per_param = 1.0;
     f.name = "INT8";

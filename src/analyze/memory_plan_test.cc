@@ -358,6 +358,33 @@ TEST(MemoryPlan, WeightFormatsCarryTheirScales) {
   EXPECT_DOUBLE_EQ(*bytes(R"({"quant_method": "compressed-tensors", "format": "int-quantized"})"),
                    1.0);
   EXPECT_FALSE(bytes(R"({"quant_method": "exotic-format"})").has_value());
+  // Every name the table reads, each alone (mutants.py seed 1207: "8-bit" and "w8a8" were read
+  // by no test, and GPTQ at 8 bits was taken for INT4).
+  const struct {
+    const char* quant;
+    double want;
+  } kAliases[] = {
+      {R"({"quant_method": "x", "quant_algo": "int8"})", 1.0},
+      {R"({"quant_method": "x", "format": "int-quantized"})", 1.0},
+      {R"({"quant_method": "bitsandbytes", "bits": 8})", 1.0},
+      {R"({"quant_method": "w8a8"})", 1.0},
+      {R"({"quant_method": "x", "quant_algo": "w4a16", "group_size": 64})", 0.5 + 2.5 / 64},
+      {R"({"quant_method": "x", "quant_algo": "w4a8", "group_size": 64})", 0.5 + 2.5 / 64},
+      {R"({"quant_method": "x", "format": "pack-quantized", "group_size": 32})", 0.5 + 2.5 / 32},
+      {R"({"quant_method": "x", "quant_algo": "int4", "group_size": 128})", 0.5 + 2.5 / 128},
+      {R"({"quant_method": "x", "bits": 4})", 0.5 + 2.5 / 128},
+      {R"({"quant_method": "gptq", "bits": 8, "group_size": 128})", 1.0 + 3.0 / 128},
+      {R"({"quant_method": "gptq", "bits": 3, "group_size": 128})", 0.375 + 2.375 / 128},
+      {R"({"quant_method": "x", "quant_algo": "float8", "group_size": 0})", 1.0},
+      {R"({"quant_method": "x", "format": "float-quantized"})", 1.0},
+      {R"({"quant_method": "x", "quant_algo": "e4m3"})", 1.0},
+      {R"({"quant_method": "x", "quant_algo": "mxfp4"})", 0.53125},
+  };
+  for (const auto& a : kAliases) {
+    auto b = bytes(a.quant);
+    ASSERT_TRUE(b.has_value()) << a.quant;
+    EXPECT_DOUBLE_EQ(*b, a.want) << a.quant;
+  }
   ModelConfig plain = ParseConfig(R"({"hidden_size": 64, "torch_dtype": "float32"})");
   EXPECT_DOUBLE_EQ(*QuantizedWeightFormat(plain).bytes_per_param, 4.0);
 }
