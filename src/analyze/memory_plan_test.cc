@@ -505,6 +505,24 @@ TEST(MemoryPlan, MlaAlternativesFollowTheEngine) {
   EXPECT_GT(*dp.max_concurrency, *tp.max_concurrency);
 }
 
+// A layout flag whose value is not a whole positive number is not read as one: the layout
+// keeps one GPU for it rather than a TP of -4 or of the 8 of "8x" (mutants.py seed 1207).
+TEST(MemoryPlan, LayoutFlagsNotWholePositiveNumbersAreNotRead) {
+  Machine m;
+  Server s;
+  s.pid = 9;
+  s.engine = "vllm";
+  s.model = ParseConfig(kLlama8b);
+  for (const char* bad : {"-4", "8x", "0", "", "1e1", "99999999999999"}) {
+    s.flags = {{"--tensor-parallel-size", bad}, {"--pipeline-parallel-size", bad}};
+    PlanInputs in = InputsForServer(s, m, Notes{}, {});
+    EXPECT_EQ(in.layout.tp, 1) << bad;
+    EXPECT_EQ(in.layout.pp, 1) << bad;
+  }
+  s.flags = {{"--tensor-parallel-size", "4"}};
+  EXPECT_EQ(InputsForServer(s, m, Notes{}, {}).layout.tp, 4);
+}
+
 // From a server's flags: SGLang's names, its DP attention, the speculative MTP layers, and the
 // KV dtype flag over the model's.
 TEST(MemoryPlan, ServerFlagsBecomeTheLayout) {
