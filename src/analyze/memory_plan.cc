@@ -485,6 +485,7 @@ MemoryPlan ComputeMemoryPlan(const PlanInputs& in) {
     p.inputs.push_back(what + ": " +
                        (f.known() ? text + " (" + f.source + ")" : "unknown (" + f.unknown + ")"));
   };
+  say("GPUs", in.gpus, in.gpus.known() ? fmt::format("{}", *in.gpus) : "");
   say("GPU memory", in.gpu_memory_bytes,
       in.gpu_memory_bytes.known() ? GiB(static_cast<double>(*in.gpu_memory_bytes)) : "");
   say("memory fraction", in.mem_fraction,

@@ -521,6 +521,15 @@ TEST(MemoryPlan, LayoutFlagsNotWholePositiveNumbersAreNotRead) {
   }
   s.flags = {{"--tensor-parallel-size", "4"}};
   EXPECT_EQ(InputsForServer(s, m, Notes{}, {}).layout.tp, 4);
+  // One is a value too: the layout says it came from the flag, not from no flag.
+  s.flags = {{"--tensor-parallel-size", "1"}};
+  PlanInputs one = InputsForServer(s, m, Notes{}, {});
+  EXPECT_NE(one.layout_from.find("--tensor-parallel-size 1"), std::string::npos) << one.layout_from;
+  // A plan by hand without --gpus says the GPU count is not known, and why.
+  MemoryPlan byhand = ComputeMemoryPlan(InputsForModel(ParseConfig(kLlama8b), Notes{}, {}));
+  EXPECT_NE(::testing::PrintToString(byhand.inputs).find("GPUs: unknown (no --gpus)"),
+            std::string::npos)
+      << ::testing::PrintToString(byhand.inputs);
 }
 
 // From a server's flags: SGLang's names, its DP attention, the speculative MTP layers, and the
