@@ -237,6 +237,15 @@ TEST(ModelConfig, FindsTheModelFromWhatTheServerWasGiven) {
   ModelLocation relnocwd{"./x", "--model-path", "", {}, "", "/p"};
   EXPECT_NE(ReadServedModel(fs, relnocwd).config_file.unknown.find("working directory"),
             std::string::npos);
+
+  // "~/" is the server's HOME (mutants.py seed 1207: with one character less cut, the path
+  // became "/models/…" at the root). A "/models/tilde" beside it would be the wrong one.
+  t.Write("home/bob/models/tilde/config.json", R"({"num_hidden_layers": 5})");
+  t.Write("models/tilde/config.json", R"({"num_hidden_layers": 99})");
+  ModelLocation tilde{"~/models/tilde", "--model-path", "/srv", {{"HOME", "/home/bob"}}, "", "/p"};
+  ModelConfig e = ReadServedModel(fs, tilde);
+  EXPECT_EQ(*e.path, "/home/bob/models/tilde");
+  EXPECT_EQ(*e.layers, 5);
 }
 
 TEST(ModelConfig, TensorRtEngineConfig) {
