@@ -272,8 +272,13 @@ MemoryPlan ComputeMemoryPlan(const PlanInputs& in) {
     if (!p.fits.known()) p.fits.Unknown(why, cfg);
   };
   const PlanLayout& lay = in.layout;
+  // Past 65,536 ranks a layout is a damaged flag (a server's command line can say anything, and
+  // the pipeline stages are laid out one by one).
+  constexpr int64_t kMostRanks = 1 << 16;
   if (lay.tp < 1 || lay.pp < 1 || lay.ep < 1 || lay.dp_attention < 1 || lay.dcp < 1 ||
-      lay.tp % lay.dp_attention != 0 || lay.tp % lay.dcp != 0) {
+      lay.tp > kMostRanks || lay.pp > kMostRanks || lay.ep > kMostRanks ||
+      lay.dp_attention > kMostRanks || lay.dcp > kMostRanks || lay.tp % lay.dp_attention != 0 ||
+      lay.tp % lay.dcp != 0) {
     unknown_all("the layout " + lay.Text() + " is not one a server runs");
     return p;
   }

@@ -521,6 +521,21 @@ TEST(MemoryPlan, LayoutFlagsNotWholePositiveNumbersAreNotRead) {
   }
   s.flags = {{"--tensor-parallel-size", "4"}};
   EXPECT_EQ(InputsForServer(s, m, Notes{}, {}).layout.tp, 4);
+  // A pipeline of 10^12 stages read from a command line is no layout (its stages were laid out
+  // one by one: memory without end), and a config.json of 10^12 layers is no model (the plan
+  // walked them one by one: `dossier report` never ended). Both are unknown at once, saying why.
+  s.flags = {{"--pipeline-parallel-size", "1000000000000"}};
+  MemoryPlan stages = ComputeMemoryPlan(InputsForServer(s, m, Notes{}, {}));
+  EXPECT_NE(stages.weight_bytes_per_gpu.unknown.find("is not one a server runs"), std::string::npos)
+      << stages.weight_bytes_per_gpu.unknown;
+  std::string huge = kLlama8b;
+  const std::string layers32 = "\"num_hidden_layers\": 32";
+  huge.replace(huge.find(layers32), layers32.size(), "\"num_hidden_layers\": 1000000000000");
+  MemoryPlan layers = ComputeMemoryPlan(Inputs(ParseConfig(huge), 1, 80, 0.9, 2));
+  EXPECT_FALSE(layers.weight_bytes_per_gpu.known());
+  EXPECT_NE(layers.weight_bytes_per_gpu.unknown.find("num_hidden_layers = 1000000000000 is past"),
+            std::string::npos)
+      << layers.weight_bytes_per_gpu.unknown;
   // One is a value too: the layout says it came from the flag, not from no flag.
   s.flags = {{"--tensor-parallel-size", "1"}};
   PlanInputs one = InputsForServer(s, m, Notes{}, {});

@@ -49,6 +49,42 @@ ModelSize ComputeModelSize(const ModelConfig& mc) {
 
 ModelShape ComputeModelShape(const ModelConfig& mc) {
   ModelShape s;
+  // Ceilings far past any published model. A config.json past them is damaged or hostile: the
+  // plan walks the layers one by one (num_hidden_layers 10^12 held `dossier report` for ever)
+  // and the products below would wrap.
+  const struct {
+    const char* key;
+    const Fact<int64_t>& f;
+    int64_t most;
+  } kCeilings[] = {
+      {"num_hidden_layers", mc.layers, 10000},
+      {"num_nextn_predict_layers", mc.mtp_layers, 1000},
+      {"first_k_dense_replace", mc.dense_layers, 10000},
+      {"hidden_size", mc.hidden_size, 1 << 20},
+      {"num_attention_heads", mc.heads, 1 << 16},
+      {"num_key_value_heads", mc.kv_heads, 1 << 16},
+      {"head_dim", mc.head_dim, 1 << 16},
+      {"intermediate_size", mc.intermediate_size, 1 << 24},
+      {"moe_intermediate_size", mc.moe_intermediate_size, 1 << 24},
+      {"n_routed_experts", mc.routed_experts, 1 << 20},
+      {"n_shared_experts", mc.shared_experts, 1 << 20},
+      {"num_experts_per_tok", mc.active_experts, 1 << 20},
+      {"vocab_size", mc.vocab_size, 1 << 24},
+      {"q_lora_rank", mc.q_lora_rank, 1 << 20},
+      {"kv_lora_rank", mc.kv_lora_rank, 1 << 20},
+      {"qk_nope_head_dim", mc.qk_nope_head_dim, 1 << 16},
+      {"qk_rope_head_dim", mc.qk_rope_head_dim, 1 << 16},
+      {"v_head_dim", mc.v_head_dim, 1 << 16},
+      {"index_head_dim", mc.index_head_dim, 1 << 16},
+      {"index_n_heads", mc.index_n_heads, 1 << 16},
+  };
+  for (const auto& c : kCeilings) {
+    if (c.f.known() && *c.f > c.most) {
+      s.why = fmt::format("config.json's {} = {} is past any model (at most {}): not counted",
+                          c.key, *c.f, c.most);
+      return s;
+    }
+  }
   const bool have_base = SizeKnownPositive(mc.layers) && SizeKnownPositive(mc.hidden_size) &&
                          SizeKnownPositive(mc.heads);
   if (!have_base) {

@@ -46,11 +46,13 @@
 #include <filesystem>
 #include <fstream>
 
+#include "analyze/memory_plan.h"
 #include "fs/root_fs.h"
 #include "measure/serve/load_generator.h"
 #include "measure/serve/local_server.h"
 #include "measure/serve/openai_protocol.h"
 #include "measure/serve/sharegpt_dataset.h"
+#include "model/notes.h"
 #include "probe/inference_env.h"
 #include "probe/model_config.h"
 #include "probe/pci_config.h"
@@ -263,6 +265,17 @@ void ModelConfigFiles(const uint8_t* d, size_t n) {
   ParseModelConfigText(s, "/fuzz/config.json", &mc);
   ModelQuantization q;
   ParseHfQuantConfigText(s, "/fuzz/hf_quant_config.json", &q);
+  // What the report computes from it: the memory plan of its layout and the alternatives (a
+  // config.json of 10^12 layers once made this walk without end).
+  PlanOverrides o;
+  o.gpus = GpuSpec{8, uint64_t{96} << 30};
+  PlanInputs in = InputsForModel(mc, Notes{}, o);
+  (void)ComputeMemoryPlan(in);
+  for (const auto& alt : AlternativeLayouts(in.layout, mc, "")) {
+    PlanInputs a = in;
+    a.layout = alt;
+    (void)ComputeMemoryPlan(a);
+  }
 }
 
 // A *.dist-info/METADATA file (RFC 822 style headers, then the long description).
