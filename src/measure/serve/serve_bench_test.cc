@@ -270,6 +270,7 @@ TEST_P(ServeBenchStandin, EachTokenIsTimedWhenItArrives) {
     Started(server);
     LoadSpec spec;
     spec.url = server.base_url() + "/v1/completions";
+    spec.client.transport = g_transport;  // the instance's transport, not the default
     spec.concurrency = 8;
     spec.num_prompts = 32;  // most on kept-alive connections, as in a long run
     std::vector<LoadItem> items;
@@ -316,6 +317,7 @@ TEST_P(ServeBenchStandin, ProgressRateIsOverTheLastInterval) {
   Started(server);
   LoadSpec spec;
   spec.url = server.base_url() + "/v1/completions";
+  spec.client.transport = GetParam();  // the instance's transport, not the default
   spec.concurrency = 1;
   spec.num_prompts = 5;
   std::vector<LoadItem> items;
@@ -378,6 +380,7 @@ TEST_P(ServeBenchStandin, OpenLoopCapOnRequestsInFlight) {
   Started(server);
   LoadSpec spec;
   spec.url = server.base_url() + "/v1/completions";
+  spec.client.transport = GetParam();  // the instance's transport, not the default
   spec.request_rate = INFINITY;
   spec.concurrency = 2;
   spec.num_prompts = 8;
