@@ -133,9 +133,9 @@ ModelShape ComputeModelShape(const ModelConfig& mc) {
       // heads. Without a head count or a query bottleneck the projections are not counted.
       if (SizeKnownPositive(mc.index_n_heads) && qlora) {
         const uint64_t ih = static_cast<uint64_t>(*mc.index_n_heads);
-        s.indexer = ql * ih * id + h * id + h * ih;
-        s.attn += s.indexer;
-        s.attn_replicated += s.indexer;
+        const uint64_t indexer = ql * ih * id + h * id + h * ih;
+        s.attn += indexer;
+        s.attn_replicated += indexer;
         s.attn_how = "MLA attention with a sparse-attention indexer";
       }
     }

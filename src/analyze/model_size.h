@@ -36,11 +36,10 @@ struct ModelShape {
   uint64_t attn = 0;             // one layer's attention projections
   uint64_t attn_replicated = 0;  // of those, what tensor parallelism keeps whole on every rank
   std::string attn_how;
-  // DeepSeek sparse attention (DeepSeek-V3.2, GLM-5): the lightning indexer's projections (in
-  // `attn` and `attn_replicated`: the engines load them whole on every rank), and the bytes
-  // its key cache adds per token and layer whatever the KV dtype (FP8 keys and one float32
-  // scale per 128 of them, as vLLM and SGLang lay it out); 0 without an indexer.
-  uint64_t indexer = 0;
+  // DeepSeek sparse attention (DeepSeek-V3.2, GLM-5): the bytes the lightning indexer's key cache
+  // adds per token and layer whatever the KV dtype (FP8 keys and one float32 scale per 128 of
+  // them, as vLLM and SGLang lay it out); 0 without an indexer. Its projections are counted in
+  // `attn` and `attn_replicated` (the engines load them whole on every rank).
   uint64_t index_cache_bytes_per_layer = 0;
   uint64_t dense_mlp = 0;  // one dense layer's gated MLP
   uint64_t intermediate = 0;
