@@ -546,6 +546,11 @@ class Runner:
     def env(self):
         e = dict(os.environ)
         e["CCACHE_BASEDIR"] = self.src
+        # A cache of its own: every mutant is an object nobody builds again, and in the shared
+        # cache they evicted what CI's clean-clone builds would hit (mutation-check.sh does too).
+        e["CCACHE_DIR"] = os.environ.get("MUTATION_CCACHE_DIR",
+                                         os.path.expanduser("~/.cache/ccache-mutation"))
+        e.setdefault("CCACHE_MAXSIZE", "5G")
         return e
 
     def build(self):

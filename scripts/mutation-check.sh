@@ -72,6 +72,10 @@ git ls-files -co --exclude-standard | while IFS= read -r f; do
   fi
 done
 export CCACHE_BASEDIR=$top/$src
+# Mutated objects in a cache of their own (as scripts/mutants.py): in the shared one they evicted
+# what CI's clean-clone builds would hit.
+export CCACHE_DIR=${MUTATION_CCACHE_DIR:-$HOME/.cache/ccache-mutation}
+export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
 # build.ninja, not CMakeCache.txt: a configure that failed (a -dev package missing) leaves the
 # cache behind, and the next run must configure again rather than stop at ninja.
 if [ ! -f "$bld/build.ninja" ]; then

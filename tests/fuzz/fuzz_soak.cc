@@ -213,6 +213,7 @@ struct Options {
   uint64_t seed = 0;
   bool seed_given = false, seconds_given = false;
   std::string entry;
+  unsigned shard = 0, shards = 1;  // --shard K/N: the entries whose index is K modulo N
   std::string corpus = DOSSIER_SOURCE_DIR "/tests/corpus";
   std::string crash_dir = ".";
 };
@@ -221,7 +222,7 @@ int Usage(const char* why) {
   std::fprintf(
       stderr,
       "dossier_fuzz_soak: %s\nusage: dossier_fuzz_soak (--inputs N | --seconds S) [--seed N] "
-      "[--entry NAME] [--corpus DIR] [--crash-dir DIR]\n",
+      "[--entry NAME] [--shard K/N] [--corpus DIR] [--crash-dir DIR]\n",
       why);
   return 2;
 }
@@ -249,6 +250,16 @@ int main(int argc, char** argv) {
       o.seed_given = true;
     } else if (a == "--entry") {
       o.entry = v;
+    } else if (a == "--shard") {
+      // ctest runs the shards side by side; each entry's inputs are its own (seeded by its
+      // name), so a shard finds what the whole run would find in that entry.
+      unsigned k = 0, n = 0;
+      char slash = 0, extra = 0;
+      if (std::sscanf(v.c_str(), "%u%c%u%c", &k, &slash, &n, &extra) != 3 || slash != '/' ||
+          n == 0 || k >= n)
+        return Usage("--shard takes K/N with K below N (0/4 ... 3/4)");
+      o.shard = k;
+      o.shards = n;
     } else if (a == "--corpus") {
       o.corpus = v;
     } else if (a == "--crash-dir") {
@@ -265,6 +276,11 @@ int main(int argc, char** argv) {
   if (!o.entry.empty()) {
     std::erase_if(entries, [&](const auto& e) { return o.entry != e.name; });
     if (entries.empty()) return Usage(("no fuzz entry named " + o.entry).c_str());
+  }
+  if (o.shards > 1) {
+    std::vector<dossier::fuzz::FuzzEntry> mine;
+    for (size_t i = o.shard; i < entries.size(); i += o.shards) mine.push_back(entries[i]);
+    entries = std::move(mine);
   }
   std::error_code ec;
   std::filesystem::create_directories(o.crash_dir, ec);
