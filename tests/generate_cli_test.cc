@@ -66,5 +66,32 @@ TEST(GenerateCli, UnknownMachineNamesTheMachinesThereAre) {
       << r.err;
 }
 
+// Without --machine the generator takes the one machine of its kind; none and several are each
+// refused with what to do, and the two messages are not swapped.
+TEST(GenerateCli, NoGuestOrSeveralGuestsWithoutMachineAreRefused) {
+  TempDir tmp;
+  const std::string hosts = tmp.path() + "/hosts", guests = tmp.path() + "/guests";
+  ASSERT_EQ(RunProcess({DOSSIER_BINARY, "collect", "-q", "--root", FixtureTree("seed-host"),
+                        "--dossier", hosts})
+                .exit_code,
+            0);
+  auto none = RunGenerate({"numa-affinity", "--dossier", hosts});
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.err.find("no guest in the dossier: name one with --machine NAME"),
+            std::string::npos)
+      << none.err;
+  for (const char* name : {"vm-a", "vm-b"})
+    ASSERT_EQ(RunProcess({DOSSIER_BINARY, "collect", "-q", "--root", FixtureTree("seed-guest"),
+                          "--machine", name, "--dossier", guests})
+                  .exit_code,
+              0);
+  auto several = RunGenerate({"numa-affinity", "--dossier", guests});
+  EXPECT_EQ(several.exit_code, 2);
+  EXPECT_NE(several.err.find("several machines are a guest: name one with --machine NAME"),
+            std::string::npos)
+      << several.err;
+  EXPECT_EQ(several.err.find("in the dossier:"), std::string::npos) << several.err;
+}
+
 }  // namespace
 }  // namespace dossier

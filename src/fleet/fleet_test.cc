@@ -71,6 +71,49 @@ TEST(Fleet, UniformFleetHasNoDifferences) {
   EXPECT_TRUE(nlohmann::json::parse(FleetJson(r))["uniform"].get<bool>());
 }
 
+// A fleet report names nodes up to a limit (20 in a group's list and the never-collected list, 10
+// beside a differing value) and then says how many more: at the limit no "more", one past it
+// "and 1 more" with the last name left out.
+TEST(FleetMarkdown, NamesUpToTheLimitThenHowManyMore) {
+  auto names = [](size_t n, const std::string& prefix) {
+    std::vector<std::string> v;
+    for (size_t i = 0; i < n; ++i) v.push_back(prefix + std::to_string(100 + i));
+    return v;
+  };
+  for (size_t extra : {0u, 1u}) {
+    SCOPED_TRACE(extra);
+    FleetReport r;
+    GroupReport g;
+    g.board = "board";
+    g.gpu_model = "RTX";
+    g.gpu_count = 8;
+    g.nodes = names(20 + extra, "n");
+    Difference d;
+    d.fact = "driver";
+    d.common = {"580", 9, {}};
+    d.others = {{"575", 10 + extra, names(10 + extra, "d")}};
+    g.differences = {d};
+    r.groups = {g};
+    r.nodes = g.nodes.size();
+    r.not_collected = names(20 + extra, "m");
+    std::string md = FleetMarkdown(r);
+    EXPECT_NE(md.find("n119"), std::string::npos) << md;  // the 20th name
+    EXPECT_NE(md.find("m119"), std::string::npos) << md;
+    EXPECT_NE(md.find("d109"), std::string::npos) << md;  // the 10th beside its value
+    EXPECT_EQ(md.find("n120"), std::string::npos) << md;  // the 21st is counted, not named
+    EXPECT_EQ(md.find("m120"), std::string::npos) << md;
+    EXPECT_EQ(md.find("d110"), std::string::npos) << md;
+    if (extra == 0) {
+      EXPECT_EQ(md.find(" more"), std::string::npos) << md;
+    } else {
+      EXPECT_NE(md.find("Nodes: n100, n101"), std::string::npos) << md;
+      EXPECT_NE(md.find("n119 and 1 more"), std::string::npos) << md;
+      EXPECT_NE(md.find("m119 and 1 more"), std::string::npos) << md;
+      EXPECT_NE(md.find("d109 and 1 more"), std::string::npos) << md;
+    }
+  }
+}
+
 TEST(Fleet, NamesTheNodeWithANarrowLinkAndOtherDrift) {
   FleetComparer c;
   for (int i = 0; i < 10; ++i) {
