@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "../tests/run_process.h"
 #include "../tests/temp_dir.h"
 #include "hypervisor/libvirt_domain.h"
 #include "hypervisor/mapping_check.h"
@@ -143,6 +144,33 @@ TEST(QemuCmdline, SeedHostArgvRootPortsAndNuma) {
   EXPECT_EQ(c.root_ports[0].port, 5);
   ASSERT_EQ(c.numa.size(), 2u);
   EXPECT_EQ(c.numa[1].cpus, "32-63");
+}
+
+// A pasted command line is split into words as sh splits it: the shell itself is the oracle
+// (eval "set -- TEXT", each word printed NUL-terminated). Quotes of both kinds, the escapes a
+// backslash makes in double quotes and outside them, literal backslashes in single quotes,
+// empty words, tabs and line continuations.
+TEST(QemuCmdline, SplitShellWordsSplitsAsShDoes) {
+  const std::vector<std::string> texts = {
+      "qemu-system-x86_64 -device 'vfio-pci,host=0000:01:00.0,id=hostpci0' -name \"a b\"",
+      "\"x\\\"y\" \"back\\\\slash\" \"dollar\\$sign\" \"tick\\`\" \"kept\\n\\a\"",
+      "'single\\still' 'it''s' \"mixed\"'quotes'plain",
+      "esc\\ aped \\'q \\\"d \\\\b",
+      "a \\\n b \"in\\\nside\"\tc\t\t'' \"\" end",
+      "-object '{\"qom-type\":\"memory-backend-ram\",\"id\":\"ram-node0\"}'",
+  };
+  for (const auto& t : texts) {
+    SCOPED_TRACE(t);
+    auto sh = testing::RunProcess(
+        {"sh", "-c", "eval \"set -- $1\" && for a; do printf '%s\\0' \"$a\"; done", "sh", t});
+    ASSERT_EQ(sh.exit_code, 0) << sh.err;
+    std::vector<std::string> want;
+    for (size_t a = 0, b; (b = sh.out.find('\0', a)) != std::string::npos; a = b + 1)
+      want.push_back(sh.out.substr(a, b - a));
+    std::string error;
+    EXPECT_EQ(SplitShellWords(t, &error), want);
+    EXPECT_EQ(error, "");
+  }
 }
 
 TEST(QemuCmdline, DevicesItDoesNotUnderstandAreProblems) {

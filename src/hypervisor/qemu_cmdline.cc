@@ -317,9 +317,12 @@ std::vector<std::string> SplitShellWords(std::string_view text, std::string* err
     if (quote == '"') {
       if (c == '"') {
         quote = 0;
+      } else if (c == '\\' && i + 1 < text.size() && text[i + 1] == '\n') {
+        ++i;  // POSIX: a backslash-newline in double quotes joins the lines
       } else if (c == '\\' && i + 1 < text.size() &&
-                 (text[i + 1] == '"' || text[i + 1] == '\\' || text[i + 1] == '$')) {
-        cur += text[++i];
+                 (text[i + 1] == '"' || text[i + 1] == '\\' || text[i + 1] == '$' ||
+                  text[i + 1] == '`')) {
+        cur += text[++i];  // the four characters a backslash escapes in double quotes
       } else {
         cur += c;
       }
