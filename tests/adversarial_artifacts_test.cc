@@ -296,6 +296,39 @@ TEST(ArtifactConsumers, ProxmoxArgsLineArrivesAsItsWords) {
   EXPECT_EQ(sb.Argv("qemu"), want);
 }
 
+// A GPU whose host NUMA node is not known is left out of the topology and said in a comment:
+// the file still parses, holds the other GPUs, and the comment names the GPU and why (hostile
+// text in the reason stays inside the comment).
+TEST(ArtifactConsumers, NcclTopoWithASkippedGpuParsesAndSaysWhichAndWhy) {
+  View v = GeneratorView(GeneratorFields{});
+  v.links[0].gpus[3].host_numa_node = Fact<int64_t>();
+  v.links[0].gpus[3].host_numa_node.Unknown("--> <evil/>", "test");
+  v.links[0].gpus[2].host_address = "";
+  v.links[0].gpus[2].why = "no host device --><x/>";
+  auto topo = GenerateNcclTopo({}, v, Analysis{});
+  ASSERT_TRUE(topo) << topo.error().message;
+  size_t pci = 0;
+  EXPECT_EQ(testing::NcclTopoProblem(topo->text, &pci), "") << topo->text;
+  pugi::xml_document doc;
+  ASSERT_TRUE(doc.load_string(topo->text.c_str(), pugi::parse_default | pugi::parse_comments));
+  std::vector<std::string> comments, busids;
+  for (auto n : doc.children())
+    if (n.type() == pugi::node_comment) comments.push_back(n.value());
+  for (auto n : doc.select_nodes("//pci[@busid]"))
+    busids.push_back(n.node().attribute("busid").value());
+  auto has = [&](const std::string& what) {
+    for (const auto& c : comments)
+      if (c.find(what) != std::string::npos) return true;
+    return false;
+  };
+  EXPECT_TRUE(has("skipped: 0000:04:00.0: 0000:82:00.0 has no known host NUMA node")) << topo->text;
+  EXPECT_TRUE(has("skipped: 0000:03:00.0: no host device")) << topo->text;
+  for (const char* gone : {"0000:03:00.0", "0000:04:00.0"})
+    EXPECT_EQ(std::find(busids.begin(), busids.end(), gone), busids.end()) << gone;
+  for (const char* kept : {"0000:01:00.0", "0000:02:00.0"})
+    EXPECT_NE(std::find(busids.begin(), busids.end(), kept), busids.end()) << kept;
+}
+
 // The commands in notes and verify lines carry a VM id, a path, a mapping name from the dossier:
 // the argv that arrives is exactly that value, whatever it holds.
 TEST(ArtifactConsumers, VerifyCommandsPassHostileValuesAsOneArgument) {
