@@ -329,6 +329,32 @@ TEST(ArtifactConsumers, NcclTopoWithASkippedGpuParsesAndSaysWhichAndWhy) {
     EXPECT_NE(std::find(busids.begin(), busids.end(), kept), busids.end()) << kept;
 }
 
+// The numa-affinity unit's suggested binding splits the VM's memory over the host nodes only
+// when the memory is known and above zero: unknown or 0 MiB writes no memory= at all.
+TEST(ArtifactConsumers, NumaBindLinesSplitTheVmMemoryOnlyWhenKnown) {
+  struct Case {
+    std::optional<int64_t> mib;
+    std::string line0, line1;
+  };
+  for (const Case& c :
+       std::vector<Case>{{std::nullopt, "#   numa0: cpus=0-3,hostnodes=0,policy=bind\n",
+                          "#   numa1: cpus=4-7,hostnodes=1,policy=bind\n"},
+                         {0, "#   numa0: cpus=0-3,hostnodes=0,policy=bind\n",
+                          "#   numa1: cpus=4-7,hostnodes=1,policy=bind\n"},
+                         {8192, "#   numa0: cpus=0-3,hostnodes=0,memory=4096,policy=bind\n",
+                          "#   numa1: cpus=4-7,hostnodes=1,memory=4096,policy=bind\n"}}) {
+    SCOPED_TRACE(c.mib ? std::to_string(*c.mib) : "unknown");
+    View v = GeneratorView(GeneratorFields{});
+    if (c.mib) v.machines[0].machine.hypervisor.vms[0].memory_mib.Set(*c.mib, "test");
+    auto numa = GenerateNumaAffinity({}, v, Analysis{});
+    ASSERT_TRUE(numa) << numa.error().message;
+    EXPECT_NE(numa->text.find(c.line0), std::string::npos) << numa->text;
+    EXPECT_NE(numa->text.find(c.line1), std::string::npos) << numa->text;
+    std::string problem = testing::UnitProblem(numa->text, nullptr);
+    EXPECT_EQ(problem, "") << numa->text;
+  }
+}
+
 // The commands in notes and verify lines carry a VM id, a path, a mapping name from the dossier:
 // the argv that arrives is exactly that value, whatever it holds.
 TEST(ArtifactConsumers, VerifyCommandsPassHostileValuesAsOneArgument) {
