@@ -14,26 +14,12 @@ pkgs=(g++ cmake ninja-build pkg-config ccache
 # npm builds the pinned llama.cpp server for serve-bench's integration test; a machine whose Node.js
 # already brings npm (NodeSource's) keeps it, a stock Debian gets Debian's.
 command -v npm >/dev/null || pkgs+=(nodejs npm)
-# The compiler cache keeps CI's clean-clone builds (two of them, the sanitizer one ~30 minutes of
-# CPU cold) to minutes: at ccache's default 5 GB the mutant builds evicted what CI would hit, and a
-# stop's CI ran 20 minutes longer. Raised, never lowered (a machine's own larger setting stays).
-ccache_size() {
-  command -v ccache >/dev/null || return 0
-  local cur
-  cur=$(ccache -k max_size 2>/dev/null || echo 0)
-  case "$cur" in
-    *G) awk -v v="${cur%G}" 'BEGIN { exit !(v >= 20) }' && return 0 ;;
-    *T) return 0 ;;
-  esac
-  ccache --max-size 20G >/dev/null
-}
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all packages present" >&2
-  ccache_size
   exit 0
 fi
 SUDO=
@@ -41,4 +27,3 @@ SUDO=
 echo "install-deps: installing ${missing[*]}" >&2
 $SUDO apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
-ccache_size

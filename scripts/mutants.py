@@ -547,7 +547,7 @@ class Runner:
         e = dict(os.environ)
         e["CCACHE_BASEDIR"] = self.src
         # A cache of its own: every mutant is an object nobody builds again, and in the shared
-        # cache they evicted what CI's clean-clone builds would hit (mutation-check.sh does too).
+        # 5 GB cache they evicted the working builds' objects (mutation-check.sh does the same).
         e["CCACHE_DIR"] = os.environ.get("MUTATION_CCACHE_DIR",
                                          os.path.expanduser("~/.cache/ccache-mutation"))
         e.setdefault("CCACHE_MAXSIZE", "5G")

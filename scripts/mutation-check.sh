@@ -73,7 +73,7 @@ git ls-files -co --exclude-standard | while IFS= read -r f; do
 done
 export CCACHE_BASEDIR=$top/$src
 # Mutated objects in a cache of their own (as scripts/mutants.py): in the shared one they evicted
-# what CI's clean-clone builds would hit.
+# the working builds' objects.
 export CCACHE_DIR=${MUTATION_CCACHE_DIR:-$HOME/.cache/ccache-mutation}
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
 # build.ninja, not CMakeCache.txt: a configure that failed (a -dev package missing) leaves the

@@ -385,6 +385,34 @@ TEST(ArtifactConsumers, VerifyCommandsPassHostileValuesAsOneArgument) {
   }
 }
 
+// What the generator could not read in pci.cfg (an unknown map item, a path that is no PCI
+// address, a group that is no number) is said in its notes, one "Note:" line each, even when
+// there is nothing to correct.
+TEST(ArtifactConsumers, PveMappingNotesWhatItCouldNotRead) {
+  const std::string path = "/etc/pve/mapping/pci.cfg";
+  const std::string cfg =
+      "gpu0\n\tmap id=10de:2bb1,iommugroup=44,node=pve,path=0000:f1:00.0,colour=blue\n"
+      "\tmap id=10de:2bb1,iommugroup=x,node=pve,path=nonsense\n";
+  auto parsed = hypervisor::ParsePciCfg(cfg, path);
+  ASSERT_EQ(parsed.problems.size(), 3u);
+  MachineView host;
+  host.machine.name = "pve";
+  HypervisorInfo& hv = host.machine.hypervisor;
+  hv.kind.Set("proxmox", "test");
+  hv.node.Set("pve", "test");
+  hv.pci_cfg.Set(cfg, path);
+  hv.pci_mappings = parsed.mappings;
+  View v;
+  v.machines = {host};
+  auto r = GeneratePveMapping({}, v, Analysis{});
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_NE(r->notes.find("Nothing to correct"), std::string::npos) << r->notes;
+  for (const auto& p : parsed.problems)
+    EXPECT_NE(r->notes.find("Note: " + p + "\n"), std::string::npos) << p << "\n" << r->notes;
+  for (const char* what : {"'colour'", "'nonsense'", "'x'"})
+    EXPECT_NE(r->notes.find(what), std::string::npos) << what << "\n" << r->notes;
+}
+
 // A host whose pci.cfg has two stale entries (one mapping's name and node hostile): the corrected
 // file, read by the project's own parser, says field by field what the original said except the
 // two groups; the pvesh lines in the notes hand pvesh the mapping's path and map lines intact.
