@@ -254,6 +254,48 @@ TEST(LibvirtDomain, SlotsAreTheDeviceAliasesCountingEveryHostdev) {
   EXPECT_EQ(*def.vm.hostpci[2].host, "0000:c1:00.0");
 }
 
+// Each form of a <hostdev>'s <source><address>: hex and decimal, the domain and function
+// optional, each field at its largest and one past it, each required field missing. One past or
+// missing is a problem and no host address, never a partly read one.
+TEST(LibvirtDomain, EachAddressFieldAtItsLimitAndPastIt) {
+  struct Case {
+    const char* attrs;
+    const char* want;  // "" = not usable
+  };
+  const Case cases[] = {
+      {"domain='0x0000' bus='0x41' slot='0x00' function='0x0'", "0000:41:00.0"},
+      {"bus='0x41' slot='0x00' function='0x0'", "0000:41:00.0"},   // domain defaults to 0
+      {"domain='0x0001' bus='0x41' slot='0x03'", "0001:41:03.0"},  // function defaults to 0
+      {"domain='0' bus='65' slot='3' function='1'", "0000:41:03.1"},
+      {"domain='0xffff' bus='0xff' slot='0x1f' function='0x7'", "ffff:ff:1f.7"},
+      {"domain='0x10000' bus='0x41' slot='0x00'", ""},
+      {"domain='0x0000' bus='0x100' slot='0x00'", ""},
+      {"domain='0x0000' bus='0x41' slot='0x20'", ""},
+      {"domain='0x0000' bus='0x41' slot='0x00' function='0x8'", ""},
+      {"domain='0x0000' slot='0x00' function='0x0'", ""},
+      {"domain='0x0000' bus='0x41' function='0x0'", ""},
+      {"domain='0x0000' bus='zz' slot='0x00'", ""},
+      {"domain='0x0000' bus='0x41' slot='-1'", ""},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.attrs);
+    std::string xml = std::string(
+                          "<domain type='kvm'><name>vm</name><devices>"
+                          "<hostdev mode='subsystem' type='pci' managed='yes'><source><address ") +
+                      c.attrs + "/></source></hostdev></devices></domain>";
+    auto d = ParseLibvirtDomain(xml, "vm.xml");
+    ASSERT_TRUE(d.ok);
+    if (*c.want) {
+      ASSERT_EQ(d.vm.hostpci.size(), 1u);
+      EXPECT_EQ(d.vm.hostpci[0].host.value_or("unknown"), c.want);
+      EXPECT_FALSE(HvHasProblem(d.problems, "without a usable")) << d.problems.size();
+    } else {
+      EXPECT_TRUE(HvHasProblem(d.problems, "<hostdev> without a usable <source><address>"));
+      for (const auto& h : d.vm.hostpci) EXPECT_FALSE(h.host.known()) << *h.host;
+    }
+  }
+}
+
 TEST(LibvirtDomain, BrokenXmlIsAProblemWithItsLine) {
   auto d = ParseLibvirtDomain(HvCorpus("libvirt-domain", "truncated.xml"), "t.xml");
   EXPECT_FALSE(d.ok);
