@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "generate/generator.h"
+#include "generate/unified_diff.h"
 #include "hypervisor/pci_cfg.h"
 #include "tests/artifact_checks.h"
 #include "tests/fixture_trees.h"
@@ -411,6 +412,46 @@ TEST(ArtifactConsumers, PveMappingNotesWhatItCouldNotRead) {
     EXPECT_NE(r->notes.find("Note: " + p + "\n"), std::string::npos) << p << "\n" << r->notes;
   for (const char* what : {"'colour'", "'nonsense'", "'x'"})
     EXPECT_NE(r->notes.find(what), std::string::npos) << what << "\n" << r->notes;
+}
+
+// pve-mapping --diff is read by patch(1): applied with no fuzz to the original it gives the
+// corrected text exactly, with no hunk found at an offset (each header's line numbers are right),
+// for changes at the start, the end, near each other (one hunk) and apart (two).
+TEST(ArtifactConsumers, UnifiedDiffAppliesWithPatchExactly) {
+  if (!testing::OnPath("patch")) GTEST_SKIP() << "no patch(1)";
+  std::string a;
+  for (int i = 1; i <= 30; ++i) a += "line " + std::to_string(i) + "\n";
+  struct Case {
+    std::vector<int> changed;  // 0-based lines
+    size_t hunks;
+  };
+  const Case cases[] = {{{0}, 1},     {{2}, 1},     {{3}, 1},        {{29}, 1},
+                        {{5, 11}, 1}, {{5, 12}, 2}, {{0, 29}, 2},    {{3, 4, 5}, 1},
+                        {{26}, 1},    {{1, 8}, 2},  {{4, 10, 16}, 1}};
+  for (const auto& c : cases) {
+    std::string trace;
+    for (int l : c.changed) trace += std::to_string(l) + " ";
+    SCOPED_TRACE(trace);
+    std::vector<std::string> lines;
+    for (int i = 1; i <= 30; ++i) lines.push_back("line " + std::to_string(i));
+    for (int l : c.changed) lines[static_cast<size_t>(l)] += " corrected";
+    std::string b;
+    for (const auto& l : lines) b += l + "\n";
+    std::string diff = generate::UnifiedDiffSameLines(a, b, "a.cfg", "a.cfg (corrected)");
+    size_t hunks = 0;
+    for (size_t at = 0; (at = diff.find("\n@@ ", at)) != std::string::npos; ++at) ++hunks;
+    EXPECT_EQ(hunks, c.hunks) << diff;
+    TempDir t;
+    std::ofstream(t.path() + "/a.cfg") << a;
+    std::ofstream(t.path() + "/fix.patch") << diff;
+    auto r = testing::RunProcess({"patch", "--fuzz=0", "-o", t.path() + "/out.cfg",
+                                  t.path() + "/a.cfg", t.path() + "/fix.patch"});
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err << diff;
+    EXPECT_EQ(testing::Slurp(t.path() + "/out.cfg"), b) << diff;
+    EXPECT_EQ(r.out.find("offset"), std::string::npos) << r.out << diff;
+    EXPECT_EQ(r.out.find("fuzz"), std::string::npos) << r.out << diff;
+  }
+  EXPECT_EQ(generate::UnifiedDiffSameLines(a, a, "a", "b"), "");
 }
 
 // A host whose pci.cfg has two stale entries (one mapping's name and node hostile): the corrected
