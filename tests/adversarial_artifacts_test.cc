@@ -454,6 +454,33 @@ TEST(ArtifactConsumers, UnifiedDiffAppliesWithPatchExactly) {
   EXPECT_EQ(generate::UnifiedDiffSameLines(a, a, "a", "b"), "");
 }
 
+// A VM whose guest nodes are bound crosswise (guest 0 on host node 1, guest 1 on host node 0):
+// the NCCL topology puts each GPU under the guest node bound to its host node, not under the
+// guest node of the same number, and a guest node with no binding is passed over.
+TEST(ArtifactConsumers, NcclTopoPutsGpusUnderTheGuestNodeBoundToTheirHostNode) {
+  View v = GeneratorView(GeneratorFields{});
+  Vm& vm = v.machines[0].machine.hypervisor.vms[0];
+  VmNumaNode unbound, n0, n1;
+  unbound.id = 2;  // listed first, bound nowhere: never the answer
+  n0.id = 0;
+  n0.hostnodes.Set("1", "test");
+  n1.id = 1;
+  n1.hostnodes.Set("0", "test");
+  vm.numa_nodes = {unbound, n0, n1};
+  auto topo = GenerateNcclTopo({}, v, Analysis{});
+  ASSERT_TRUE(topo) << topo.error().message;
+  pugi::xml_document doc;
+  ASSERT_TRUE(doc.load_string(topo->text.c_str()));
+  std::map<std::string, std::string> node_of;  // GPU (guest address) -> numaid of its <cpu>
+  for (auto cpu : doc.child("system").children("cpu"))
+    for (auto p : cpu.select_nodes(".//pci[@busid]"))
+      node_of[p.node().attribute("busid").value()] = cpu.attribute("numaid").value();
+  EXPECT_EQ(node_of["0000:01:00.0"], "1") << topo->text;  // host node 0 -> guest node 1
+  EXPECT_EQ(node_of["0000:02:00.0"], "1") << topo->text;
+  EXPECT_EQ(node_of["0000:03:00.0"], "0") << topo->text;  // host node 1 -> guest node 0
+  EXPECT_EQ(node_of["0000:04:00.0"], "0") << topo->text;
+}
+
 // A host whose pci.cfg has two stale entries (one mapping's name and node hostile): the corrected
 // file, read by the project's own parser, says field by field what the original said except the
 // two groups; the pvesh lines in the notes hand pvesh the mapping's path and map lines intact.
