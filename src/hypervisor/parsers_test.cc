@@ -257,6 +257,32 @@ TEST(LibvirtDomain, SlotsAreTheDeviceAliasesCountingEveryHostdev) {
 // Each form of a <hostdev>'s <source><address>: hex and decimal, the domain and function
 // optional, each field at its largest and one past it, each required field missing. One past or
 // missing is a problem and no host address, never a partly read one.
+// Property strings as Proxmox and QEMU write them: a bare first item, key=value items, QEMU's ",,"
+// for a comma inside a value, an '=' inside a value, empty items dropped and empty values kept.
+TEST(Options, SplitOptionsItemByItem) {
+  using V = std::vector<std::pair<std::string, std::string>>;
+  auto split = [](std::string_view s) {
+    V v;
+    for (const auto& o : SplitOptions(s)) v.emplace_back(o.key, o.value);
+    return v;
+  };
+  EXPECT_EQ(split("0000:01:00,pcie=1,x-vga=1"),
+            (V{{"", "0000:01:00"}, {"pcie", "1"}, {"x-vga", "1"}}));
+  EXPECT_EQ(split("vfio-pci,host=0000:01:00.0,id=hostpci0"),
+            (V{{"", "vfio-pci"}, {"host", "0000:01:00.0"}, {"id", "hostpci0"}}));
+  EXPECT_EQ(split("a,,b,c=d,,e"), (V{{"", "a,b"}, {"c", "d,e"}}));
+  EXPECT_EQ(split("a,,,b"), (V{{"", "a,"}, {"", "b"}}));
+  EXPECT_EQ(split("k=,=v,x=a=b"), (V{{"k", ""}, {"", "v"}, {"x", "a=b"}}));
+  EXPECT_EQ(split("x=1,,"), (V{{"x", "1,"}}));
+  EXPECT_EQ(split(",x=1,,,"), (V{{"x", "1,"}}));
+  EXPECT_EQ(split(""), V{});
+  auto opts = SplitOptions("host=0000:01:00.0,id=a,id=b,multifunction=on");
+  ASSERT_NE(FindOption(opts, "id"), nullptr);
+  EXPECT_EQ(*FindOption(opts, "id"), "a");  // the first of two
+  EXPECT_EQ(FindOption(opts, "rombar"), nullptr);
+  EXPECT_EQ(FindOption(opts, ""), nullptr);
+}
+
 TEST(LibvirtDomain, EachAddressFieldAtItsLimitAndPastIt) {
   struct Case {
     const char* attrs;
