@@ -30,6 +30,7 @@
 #include "tests/standin_paths.h"
 #include "tests/standins/openai_standin.h"
 #include "tests/temp_dir.h"
+#include "util/machine_name.h"
 
 namespace dossier::advart {
 namespace {
@@ -479,6 +480,26 @@ TEST(ArtifactConsumers, NcclTopoPutsGpusUnderTheGuestNodeBoundToTheirHostNode) {
   EXPECT_EQ(node_of["0000:02:00.0"], "1") << topo->text;
   EXPECT_EQ(node_of["0000:03:00.0"], "0") << topo->text;  // host node 1 -> guest node 0
   EXPECT_EQ(node_of["0000:04:00.0"], "0") << topo->text;
+}
+
+// Each way a machine name is refused, the message in full: the name quoted and escaped, and the
+// rule; 253 characters pass and 254 do not.
+TEST(MachineName, EachRefusalQuotesTheNameAndStatesTheRule) {
+  const std::string rule =
+      ": a machine name is letters, digits, '.', '-' and '_', starting with a letter or a digit "
+      "(like a hostname), at most 253 characters";
+  EXPECT_EQ(MachineNameProblem(""), "'' is empty" + rule);
+  EXPECT_EQ(MachineNameProblem(" \t"), "' \\x09' is empty" + rule);
+  EXPECT_EQ(MachineNameProblem("-pve"), "'-pve'" + rule);
+  EXPECT_EQ(MachineNameProblem("_pve"), "'_pve'" + rule);
+  EXPECT_EQ(MachineNameProblem("pve/1"), "'pve/1'" + rule);
+  EXPECT_EQ(MachineNameProblem("pve\nx"), "'pve\\x0ax'" + rule);
+  EXPECT_EQ(MachineNameProblem("pve x"), "'pve x'" + rule);
+  EXPECT_EQ(MachineNameProblem(std::string(254, 'a')), "the name is 254 characters" + rule);
+  for (const std::string& ok :
+       std::vector<std::string>{"pve", "0node", "Z", "gpu-vm_01.lab", std::string(253, 'a'),
+                                std::string("a") + std::string(252, '-')})
+    EXPECT_EQ(MachineNameProblem(ok), "") << ok;
 }
 
 // A host whose pci.cfg has two stale entries (one mapping's name and node hostile): the corrected
