@@ -387,6 +387,19 @@ TEST(ArtifactConsumers, VerifyCommandsPassHostileValuesAsOneArgument) {
   }
 }
 
+// A Proxmox host named and noded "pve" whose pci.cfg is `cfg` (read from `path`) with `mappings`.
+MachineView PveHostWithPciCfg(const std::string& cfg, const std::string& path,
+                              const std::vector<PciMapping>& mappings) {
+  MachineView host;
+  host.machine.name = "pve";
+  HypervisorInfo& hv = host.machine.hypervisor;
+  hv.kind.Set("proxmox", "test");
+  hv.node.Set("pve", "test");
+  hv.pci_cfg.Set(cfg, path);
+  hv.pci_mappings = mappings;
+  return host;
+}
+
 // What the generator could not read in pci.cfg (an unknown map item, a path that is no PCI
 // address, a group that is no number) is said in its notes, one "Note:" line each, even when
 // there is nothing to correct.
@@ -397,15 +410,8 @@ TEST(ArtifactConsumers, PveMappingNotesWhatItCouldNotRead) {
       "\tmap id=10de:2bb1,iommugroup=x,node=pve,path=nonsense\n";
   auto parsed = hypervisor::ParsePciCfg(cfg, path);
   ASSERT_EQ(parsed.problems.size(), 3u);
-  MachineView host;
-  host.machine.name = "pve";
-  HypervisorInfo& hv = host.machine.hypervisor;
-  hv.kind.Set("proxmox", "test");
-  hv.node.Set("pve", "test");
-  hv.pci_cfg.Set(cfg, path);
-  hv.pci_mappings = parsed.mappings;
   View v;
-  v.machines = {host};
+  v.machines = {PveHostWithPciCfg(cfg, path, parsed.mappings)};
   auto r = GeneratePveMapping({}, v, Analysis{});
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_NE(r->notes.find("Nothing to correct"), std::string::npos) << r->notes;
@@ -515,13 +521,8 @@ TEST(ArtifactConsumers, PveMappingReadsBackFieldByField) {
       "\tmap id=10de:2bb1,iommugroup=40,node=pve,path=0000:e1:00.0,subsystem-id=10de:204b\n";
   auto before = hypervisor::ParsePciCfg(cfg, "pci.cfg");
   ASSERT_EQ(before.mappings.size(), 2u);
-  MachineView host;
-  host.machine.name = "pve";
+  MachineView host = PveHostWithPciCfg(cfg, "/etc/pve/mapping/pci.cfg", before.mappings);
   HypervisorInfo& hv = host.machine.hypervisor;
-  hv.kind.Set("proxmox", "test");
-  hv.node.Set("pve", "test");
-  hv.pci_cfg.Set(cfg, "/etc/pve/mapping/pci.cfg");
-  hv.pci_mappings = before.mappings;
   hv.pci_mappings[0].entries[0].status.Set("stale", "t");
   hv.pci_mappings[0].entries[0].iommu_group_now.Set(36, "t");
   hv.pci_mappings[0].entries[1].status.Set("other-node", "t");
