@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "view/imports.h"
 #include "view/pasted_gpus.h"
 
 namespace dossier {
@@ -67,6 +68,49 @@ TEST(Coverage, AnImportCoversOnlyTheFamiliesItsFactsAreIn) {
   c.collected = true;
   EXPECT_TRUE(c.Covers(Family::kNuma));
   EXPECT_EQ(c.From(Family::kNuma), "collected");
+}
+
+// A source with more after its format ("FILE:LINE (format) …") is cited as "FILE:LINE (format)".
+TEST(Coverage, ASourceIsCitedUpToItsFormat) {
+  Machine im;
+  im.kernel.cmdline.Set("ro quiet", "imported: s.txt:2 (cmdline) line 2 of 3 (cut)");
+  Coverage c;
+  c.collected = false;
+  AddImportCoverage(im, "s.txt", &c);
+  EXPECT_EQ(c.From(Family::kKernelCmdline), "pasted: s.txt:2 (cmdline)");
+}
+
+// Every topology matrix of an import reaches the machine: into an empty one always, over one it
+// has only from a newer import (an older import does not replace it).
+TEST(OverlayImport, EveryTopologyMatrixIsTakenAndOnlyANewerOneReplaces) {
+  using M = std::vector<std::vector<std::string>>;
+  const std::vector<std::pair<const char*, M Topology::*>> top = {
+      {"nvml_levels", &Topology::nvml_levels},
+      {"gpu_nic_levels", &Topology::gpu_nic_levels},
+      {"nic_levels", &Topology::nic_levels}};
+  const std::vector<std::pair<const char*, M P2pStatusMatrices::*>> p2p = {
+      {"read", &P2pStatusMatrices::read},     {"write", &P2pStatusMatrices::write},
+      {"nvlink", &P2pStatusMatrices::nvlink}, {"atomics", &P2pStatusMatrices::atomics},
+      {"pci", &P2pStatusMatrices::pci},       {"unstated", &P2pStatusMatrices::unstated}};
+  const M old_m = {{"X", "NS"}, {"NS", "X"}}, new_m = {{"X", "OK"}, {"OK", "X"}};
+  auto check = [&](const char* name, auto get) {
+    SCOPED_TRACE(name);
+    for (bool newer : {false, true}) {
+      Machine empty, im;
+      get(im) = new_m;
+      std::vector<FactDisagreement> d;
+      OverlayImport(&empty, im, "collect", {"import", newer}, "older", &d);
+      EXPECT_EQ(get(empty), new_m) << newer;  // nothing there: taken either way
+      Machine has;
+      get(has) = old_m;
+      OverlayImport(&has, im, "collect", {"import", newer}, "older", &d);
+      EXPECT_EQ(get(has), newer ? new_m : old_m) << newer;
+    }
+  };
+  for (const auto& [name, f] : top)
+    check(name, [f = f](Machine& m) -> M& { return m.topology.*f; });
+  for (const auto& [name, f] : p2p)
+    check(name, [f = f](Machine& m) -> M& { return m.topology.p2p_status.*f; });
 }
 
 PciDevice PastedDevice(const std::string& address, const std::string& name) {
