@@ -7,10 +7,8 @@
 #include <cctype>
 #include <filesystem>
 #include <fstream>
-#include <functional>
 #include <random>
 #include <sstream>
-#include <string_view>
 
 #include "tests/fuzz/fuzz_entries.h"
 #include "tests/temp_dir.h"
@@ -32,7 +30,7 @@ TEST_P(Corpus, HasSamplesAndSurvivesDamage) {
   const FuzzEntry& e = GetParam();
   // Deterministic and the entry's own: a failure reproduces, and no entry's inputs depend on
   // which entries ran before it.
-  std::mt19937 rng(1234 ^ static_cast<unsigned>(std::hash<std::string_view>{}(e.name)));
+  std::mt19937 rng(static_cast<std::mt19937::result_type>(1234 ^ EntrySeed(e.name)));
   std::filesystem::path dir = std::filesystem::path(DOSSIER_SOURCE_DIR) / "tests/corpus" / e.name;
   ASSERT_TRUE(std::filesystem::is_directory(dir)) << "no corpus for fuzz entry " << e.name;
   size_t samples = 0;

@@ -19,4 +19,12 @@ struct FuzzEntry {
 
 const std::vector<FuzzEntry>& FuzzEntries();
 
+// A seed from an entry's name (FNV-1a: the same on every platform, as std::hash is not promised
+// to be), so each entry's generated inputs are its own whatever runs before or beside it.
+inline uint64_t EntrySeed(const char* name) {
+  uint64_t h = 14695981039346656037ull;
+  for (; *name; ++name) h = (h ^ static_cast<unsigned char>(*name)) * 1099511628211ull;
+  return h;
+}
+
 }  // namespace dossier::fuzz

@@ -99,13 +99,6 @@ std::string Slurp(const std::filesystem::path& p) {
   return s.str();
 }
 
-// FNV-1a of an entry's name: the same on every platform (std::hash is not promised to be).
-uint64_t Fnv1a(const char* s) {
-  uint64_t h = 14695981039346656037ull;
-  for (; *s; ++s) h = (h ^ static_cast<unsigned char>(*s)) * 1099511628211ull;
-  return h;
-}
-
 class Mutator {
  public:
   explicit Mutator(uint64_t seed) : rng_(seed) {}
@@ -303,7 +296,7 @@ int main(int argc, char** argv) {
                   e.name);
     // Each entry its own generator: adding an entry or a corpus file elsewhere changes no other
     // entry's inputs.
-    Mutator mut(o.seed ^ Fnv1a(e.name));
+    Mutator mut(o.seed ^ dossier::fuzz::EntrySeed(e.name));
     std::vector<std::string> pool;
     std::filesystem::path dir = std::filesystem::path(o.corpus) / e.name;
     std::vector<std::filesystem::path> files;  // in name order: the directory's order is not fixed
