@@ -2,6 +2,7 @@
 // (written out below) for a DeepSeek-V3-shaped MoE with MLA and a Llama-3-8B-shaped dense model.
 #include "analyze/model_size.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "probe/model_config.h"
@@ -91,6 +92,48 @@ TEST(ModelSize, MissingShapeSaysWhatIsMissing) {
   std::string bad = kDeepSeekV3;
   bad.replace(bad.find("\"q_lora_rank\": 1536"), 19, "\"q_lora_rank\": \"x\"");
   EXPECT_FALSE(ComputeModelSize(Parse(bad.c_str())).total_params);
+}
+
+// Each ceiling of a config.json's shape (model_size.cc): at its value the field is read, one past
+// it the shape is not counted and the reason names the key, the value and the ceiling.
+TEST(ModelSize, EachShapeCeilingAtItsLimitAndOnePast) {
+  const struct {
+    const char* key;
+    Fact<int64_t> ModelConfig::*f;
+    int64_t most;
+  } rows[] = {
+      {"num_hidden_layers", &ModelConfig::layers, 10000},
+      {"num_nextn_predict_layers", &ModelConfig::mtp_layers, 1000},
+      {"first_k_dense_replace", &ModelConfig::dense_layers, 10000},
+      {"hidden_size", &ModelConfig::hidden_size, 1 << 20},
+      {"num_attention_heads", &ModelConfig::heads, 1 << 16},
+      {"num_key_value_heads", &ModelConfig::kv_heads, 1 << 16},
+      {"head_dim", &ModelConfig::head_dim, 1 << 16},
+      {"intermediate_size", &ModelConfig::intermediate_size, 1 << 24},
+      {"moe_intermediate_size", &ModelConfig::moe_intermediate_size, 1 << 24},
+      {"n_routed_experts", &ModelConfig::routed_experts, 1 << 20},
+      {"n_shared_experts", &ModelConfig::shared_experts, 1 << 20},
+      {"num_experts_per_tok", &ModelConfig::active_experts, 1 << 20},
+      {"vocab_size", &ModelConfig::vocab_size, 1 << 24},
+      {"q_lora_rank", &ModelConfig::q_lora_rank, 1 << 20},
+      {"kv_lora_rank", &ModelConfig::kv_lora_rank, 1 << 20},
+      {"qk_nope_head_dim", &ModelConfig::qk_nope_head_dim, 1 << 16},
+      {"qk_rope_head_dim", &ModelConfig::qk_rope_head_dim, 1 << 16},
+      {"v_head_dim", &ModelConfig::v_head_dim, 1 << 16},
+      {"index_head_dim", &ModelConfig::index_head_dim, 1 << 16},
+      {"index_n_heads", &ModelConfig::index_n_heads, 1 << 16},
+  };
+  for (const auto& r : rows) {
+    SCOPED_TRACE(r.key);
+    ModelConfig at, past;
+    (at.*r.f).Set(r.most, "config.json");
+    (past.*r.f).Set(r.most + 1, "config.json");
+    EXPECT_EQ(ComputeModelShape(at).why.find("past any model"), std::string::npos)
+        << ComputeModelShape(at).why;
+    EXPECT_EQ(ComputeModelShape(past).why,
+              fmt::format("config.json's {} = {} is past any model (at most {}): not counted",
+                          r.key, r.most + 1, r.most));
+  }
 }
 
 TEST(ModelSize, DtypeBytes) {
