@@ -173,6 +173,18 @@ TEST(QemuCmdline, SplitShellWordsSplitsAsShDoes) {
   }
 }
 
+// QEMU takes an option with two dashes as with one: "--device" is "-device".
+TEST(QemuCmdline, TwoDashesAreOne) {
+  for (const char* dashes : {"-", "--"}) {
+    SCOPED_TRACE(dashes);
+    auto c = ParseQemuArgv({"/usr/bin/qemu-system-x86_64", std::string(dashes) + "device",
+                            "vfio-pci,host=0000:01:00.0,id=hostpci0,bus=pci.0"},
+                           "argv");
+    ASSERT_EQ(c.vfio.size(), 1u);
+    EXPECT_EQ(c.vfio[0].id, "hostpci0");
+  }
+}
+
 TEST(QemuCmdline, DevicesItDoesNotUnderstandAreProblems) {
   auto c = ParseQemuShellText(HvCorpus("qemu-cmdline", "bad-devices.txt"), "pasted");
   EXPECT_TRUE(HvHasProblem(c.problems, "vfio-pci host='zz:00.0' is not a PCI address"));
