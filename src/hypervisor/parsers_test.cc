@@ -185,6 +185,17 @@ TEST(QemuCmdline, TwoDashesAreOne) {
   }
 }
 
+// A paste cut after a backslash inside double quotes: the backslash is kept and the quote is
+// unbalanced; nothing past the end of the text is read (the view below stops before a newline
+// that a read past its end would take for a line continuation).
+TEST(QemuCmdline, SplitShellWordsStopsAtTheEndOfACutPaste) {
+  const std::string buffer = "-name \"a\\\n";
+  std::string error;
+  auto words = SplitShellWords(std::string_view(buffer).substr(0, buffer.size() - 1), &error);
+  EXPECT_EQ(words, (std::vector<std::string>{"-name", "a\\"}));
+  EXPECT_EQ(error, "unbalanced \" quote");
+}
+
 TEST(QemuCmdline, DevicesItDoesNotUnderstandAreProblems) {
   auto c = ParseQemuShellText(HvCorpus("qemu-cmdline", "bad-devices.txt"), "pasted");
   EXPECT_TRUE(HvHasProblem(c.problems, "vfio-pci host='zz:00.0' is not a PCI address"));
