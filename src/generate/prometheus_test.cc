@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 #include "tests/model_builders.h"
 #include "tests/temp_dir.h"
@@ -238,6 +240,46 @@ TEST(Prometheus, PromtoolAcceptsTheTextfile) {
   std::string first;
   std::getline(in, first);
   EXPECT_EQ(first, "# HELP x y");
+}
+
+// No input dossier reads gives a value that is not finite today (JSON has none, notes refuse
+// them), but the exporter writes any double: each is spelled as the exposition format spells it
+// (+Inf, -Inf, NaN) and promtool reads the file; a fraction is written as one.
+TEST(Prometheus, NonFiniteAndFractionalValuesAreSpelledAsTheFormatDoes) {
+  Fixture f;
+  auto& results = f.view.machines[0].p2p[0].results;
+  results[0].gbps_median = Known(std::numeric_limits<double>::infinity(), "measurement");
+  P2pResult neg = results[1];
+  neg.src = 1;
+  neg.dst = 0;
+  neg.latency_us = Known(-std::numeric_limits<double>::infinity(), "measurement");
+  P2pResult nan = results[0];
+  nan.size_bytes = 4 << 20;
+  nan.gbps_median = Known(std::nan(""), "measurement");
+  results.push_back(neg);
+  results.push_back(nan);
+  std::string t = MetricsText(f.view, f.analysis);
+  const std::string bw =
+      "dossier_p2p_bandwidth_bytes_per_second{machine=\"glm-guest\",pair=\"0-1\"";
+  EXPECT_TRUE(Has(t, bw + ",mode=\"uni-staged\",size_bytes=\"16777216\"} +Inf")) << t;
+  EXPECT_TRUE(Has(t, bw + ",mode=\"uni-staged\",size_bytes=\"4194304\"} NaN")) << t;
+  EXPECT_TRUE(Has(t,
+                  "dossier_p2p_latency_seconds{machine=\"glm-guest\",pair=\"1-0\","
+                  "mode=\"latency-staged\",size_bytes=\"4\"} -Inf"))
+      << t;
+  EXPECT_TRUE(Has(t,
+                  "dossier_p2p_latency_seconds{machine=\"glm-guest\",pair=\"0-1\","
+                  "mode=\"latency-staged\",size_bytes=\"4\"} 1.34e-05"))
+      << t;
+  EXPECT_TRUE(Has(
+      t, "dossier_serve_requests_per_second{machine=\"glm-guest\",load=\"concurrency=64\"} 1.25"))
+      << t;
+  if (!HavePromtool()) GTEST_SKIP() << "promtool missing: apt-get install prometheus";
+  testing::TempDir dir;
+  auto path = WriteTextfile(dir.path(), t);
+  ASSERT_TRUE(path) << path.error().message;
+  std::string out;
+  EXPECT_EQ(RunTool("promtool check metrics < " + *path, &out), 0) << out;
 }
 
 TEST(Prometheus, TextfileDirMustExist) {

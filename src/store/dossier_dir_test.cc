@@ -6,7 +6,12 @@
 #include <fstream>
 #include <sstream>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "../tests/temp_dir.h"
+#include "store/dossier_lock.h"
+#include "store/record_header.h"
 #include "view/build_view.h"
 
 namespace dossier {
@@ -66,6 +71,90 @@ TEST(DossierDir, DamagedRecordsAreNamedSkippedAndLeftAlone) {
   auto next = d.Append(Collect("guest", "c"), "guest");
   ASSERT_TRUE(next);
   EXPECT_NE(next->find("000005-"), std::string::npos) << *next;
+}
+
+// The line a damaged record is named by is the line of the error, not the last line read: an
+// error with more lines after it, and one past the first 64 KiB the header reader reads at once.
+TEST(DossierDir, ADamagedRecordIsNamedByTheLineOfItsError) {
+  testing::TempDir t;
+  std::string early = t.path() + "/early.json";
+  std::ofstream(early)
+      << "{\"schema\": \"dossier/1\",\n \"kind\": collect,\n \"a\": 1,\n \"b\": 2\n}\n";
+  auto h = ReadRecordHeader(early, DossierDir::kMaxRecordBytes);
+  ASSERT_TRUE(h) << h.error().message;
+  EXPECT_EQ(h->bad_json_line, 2u);
+  std::string late = t.path() + "/late.json";
+  {
+    std::ofstream out(late);
+    out << "{\"schema\": \"dossier/1\",\n";
+    for (int i = 0; i < 3000; ++i)
+      out << " \"k" << i << "\": \"" << std::string(40, 'v') << "\",\n";
+    out << " \"kind\": collect,\n \"a\": 1\n}\n";  // line 3002, past byte 65536
+  }
+  h = ReadRecordHeader(late, DossierDir::kMaxRecordBytes);
+  ASSERT_TRUE(h) << h.error().message;
+  EXPECT_GT(std::filesystem::file_size(late), 65536u * 2);
+  EXPECT_EQ(h->bad_json_line, 3002u);
+}
+
+// The header's machine is the machine object's own "name", not a "name" nested in it (a GPU's,
+// the CPU's), whichever comes first.
+TEST(DossierDir, TheHeaderMachineIsTheMachineObjectsOwnName) {
+  testing::TempDir t;
+  std::string p = t.path() + "/r.json";
+  std::ofstream(p)
+      << R"({"schema": "dossier/1", "kind": "collect", "machine": {"cpu": {"name": "EPYC"},
+    "gpus": [{"name": "H200"}], "name": "box", "numa": {"nodes": [{"name": "n0"}]}}})";
+  auto h = ReadRecordHeader(p, DossierDir::kMaxRecordBytes);
+  ASSERT_TRUE(h) << h.error().message;
+  EXPECT_TRUE(h->machine_object);
+  EXPECT_EQ(h->machine, "box");
+}
+
+// A record's file is NNNNNN-KIND-MACHINE.json, the machine name made safe (anything but letters,
+// digits, '-', '_' and '.' becomes '_'; none at all is "machine") and cut at 64 characters; the
+// directories made on the way are rwxr-xr-x under the usual umask 022.
+TEST(DossierDir, RecordNamesAreSafeAndBoundedAndDirectoriesReadable) {
+  testing::TempDir t;
+  const mode_t old = ::umask(022);
+  DossierDir d(t.path() + "/a/b/dossier");
+  const std::string name = "gpu box/" + std::string(100, 'x');
+  auto a = d.Append(Collect(name, "h"), name);
+  auto b = d.Append(Collect("", "h"), "");
+  ::umask(old);
+  ASSERT_TRUE(a) << a.error().message;
+  ASSERT_TRUE(b) << b.error().message;
+  EXPECT_EQ(std::filesystem::path(*a).filename(),
+            "000001-collect-gpu_box_" + std::string(56, 'x') + ".json");
+  EXPECT_EQ(std::filesystem::path(*b).filename(), "000002-collect-machine.json");
+  for (const std::string& dir :
+       {t.path() + "/a", t.path() + "/a/b", t.path() + "/a/b/dossier", d.records_dir()}) {
+    struct stat st {};
+    ASSERT_EQ(::stat(dir.c_str(), &st), 0) << dir;
+    EXPECT_EQ(st.st_mode & 07777, 0755u) << dir;
+  }
+}
+
+// A command started with stdin closed (a service, `cmd <&-`) gets descriptor 0 for the lock file:
+// the lock is taken and, when dropped, released (a second lock is then granted at once).
+TEST(DossierLock, WorksOnDescriptorZeroAndReleasesIt) {
+  testing::TempDir t;
+  const int saved = ::dup(0);
+  ASSERT_GE(saved, 0);
+  ::close(0);
+  std::string first_error;
+  bool second_ok = false, busy_while_held = false;
+  {
+    auto lock = DossierLock::Acquire(t.path(), 0);
+    if (!lock) first_error = lock.error().message;
+    busy_while_held = !DossierLock::Acquire(t.path(), 0);
+  }
+  second_ok = static_cast<bool>(DossierLock::Acquire(t.path(), 0));
+  ::dup2(saved, 0);
+  ::close(saved);
+  EXPECT_EQ(first_error, "");
+  EXPECT_TRUE(busy_while_held);
+  EXPECT_TRUE(second_ok);
 }
 
 // Load keeps each record's header only (store/record_header.h); RecordDoc parses a body when

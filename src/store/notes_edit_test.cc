@@ -111,6 +111,18 @@ TEST(NotesEdit, ValuesThatNeedEscapingStayValid) {
   std::string tricky = "say \"hi\" and it's a \\ back\nslash\x01 \xc3\xa9";
   ASSERT_TRUE(ed->Append("tried", {{"what", tricky}}).ok());
   EXPECT_EQ(ed->notes().tried[0].what, tricky);
+  // Every control character TOML wants escaped (tab too, which it allows but a terminal hides),
+  // each round-trips through the file alone and among others.
+  std::string controls;
+  for (int c = 1; c < 0x20; ++c) controls += static_cast<char>(c);
+  controls += '\x7f';
+  for (char c : controls) {
+    std::string v = std::string("a") + c + "b";
+    ASSERT_TRUE(ed->Append("tried", {{"what", v}}).ok()) << static_cast<int>(c);
+    EXPECT_EQ(ed->notes().tried.back().what, v) << static_cast<int>(c);
+  }
+  ASSERT_TRUE(ed->Append("tried", {{"what", controls}}).ok());
+  EXPECT_EQ(ed->notes().tried.back().what, controls);
 }
 
 // A note is stored text: what was typed passes the paste rules before it reaches the file (found

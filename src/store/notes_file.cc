@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <toml++/toml.h>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <set>
 #include <sstream>
@@ -70,7 +71,10 @@ class Reader {
     const toml::node* n = t.get(key);
     if (!n) Fail(t, "missing '" + std::string(key) + "'");
     if (!n->is_number()) Fail(*n, "'" + std::string(key) + "' must be a number");
-    return *n->value<double>();
+    // TOML has inf and nan; a target of either can never be met or is always met.
+    const double v = *n->value<double>();
+    if (!std::isfinite(v)) Fail(*n, "'" + std::string(key) + "' must be a finite number");
+    return v;
   }
 
   int64_t Int(const toml::table& t, const char* key) const {

@@ -88,6 +88,78 @@ TEST(NotesFile, ReadsTheSeedStorysNotes) {
   EXPECT_EQ(n->files[0].path, "~/nccl_topo.xml");
 }
 
+// Every key of every section reaches its own field, each with a value no other key has, and
+// each entry knows its line.
+TEST(NotesFile, EveryKeyOfEverySectionIsReadIntoItsField) {
+  const char* text =
+      "[goal]\ntext = \"g\"\n"
+      "[[target]]\nmetric = \"total_tokens_per_s\"\nop = \"<=\"\nvalue = 2.5\nconcurrency = 7\n"
+      "note = \"tn\"\n"
+      "[[machine]]\nname = \"mn\"\nrole = \"guest\"\nreachable = false\ninstructions = \"mi\"\n"
+      "guest_of = \"mg\"\nvm = \"105\"\n"
+      "[[fact]]\nname = \"fn\"\nvalue = 3\nstatus = \"just-changed\"\nmachine = \"fm\"\n"
+      "note = \"fno\"\nwhen = \"fw\"\n"
+      "[[tried]]\nwhat = \"tw\"\nresult = \"tr\"\nmachine = \"tm\"\nwhen = \"twh\"\n"
+      "[[next]]\ndo = \"nd\"\nverify = \"nv\"\nmachine = \"nm\"\nblocking = true\ndone = true\n"
+      "why = \"nw\"\nwhen = \"nwh\"\n"
+      "[[file]]\npath = \"/etc/fp\"\nmachine = \"fim\"\nwhy = \"fiw\"\n";
+  auto n = ParseNotes(text, "n.toml");
+  ASSERT_TRUE(n.ok()) << n.error().message;
+  EXPECT_EQ(n->goal, "g");
+  ASSERT_EQ(n->targets.size(), 1u);
+  const NoteTarget& t = n->targets[0];
+  EXPECT_EQ(t.metric, "total_tokens_per_s");
+  EXPECT_EQ(t.op, "<=");
+  EXPECT_EQ(t.value, 2.5);
+  EXPECT_EQ(t.concurrency, 7);
+  EXPECT_EQ(t.note, "tn");
+  EXPECT_EQ(t.line, 3);
+  ASSERT_EQ(n->machines.size(), 1u);
+  const NoteMachine& m = n->machines[0];
+  EXPECT_EQ(m.name, "mn");
+  EXPECT_EQ(m.role, "guest");
+  EXPECT_EQ(m.reachable, "no");
+  EXPECT_EQ(m.instructions, "mi");
+  EXPECT_EQ(m.guest_of, "mg");
+  EXPECT_EQ(m.vm, "105");
+  EXPECT_EQ(m.line, 9);
+  ASSERT_EQ(n->facts.size(), 1u);
+  const NoteFact& f = n->facts[0];
+  EXPECT_EQ(f.name, "fn");
+  EXPECT_EQ(f.value, "3");
+  EXPECT_EQ(f.status, "just-changed");
+  EXPECT_EQ(f.machine, "fm");
+  EXPECT_EQ(f.note, "fno");
+  EXPECT_EQ(f.when, "fw");
+  EXPECT_EQ(f.line, 16);
+  ASSERT_EQ(n->tried.size(), 1u);
+  EXPECT_EQ(n->tried[0].what, "tw");
+  EXPECT_EQ(n->tried[0].result, "tr");
+  EXPECT_EQ(n->tried[0].machine, "tm");
+  EXPECT_EQ(n->tried[0].when, "twh");
+  EXPECT_EQ(n->tried[0].line, 23);
+  ASSERT_EQ(n->next.size(), 1u);
+  const NoteNext& x = n->next[0];
+  EXPECT_EQ(x.step, "nd");
+  EXPECT_EQ(x.verify, "nv");
+  EXPECT_EQ(x.machine, "nm");
+  EXPECT_TRUE(x.blocking);
+  EXPECT_TRUE(x.done);
+  EXPECT_EQ(x.why, "nw");
+  EXPECT_EQ(x.when, "nwh");
+  EXPECT_EQ(x.line, 28);
+  ASSERT_EQ(n->files.size(), 1u);
+  EXPECT_EQ(n->files[0].path, "/etc/fp");
+  EXPECT_EQ(n->files[0].machine, "fim");
+  EXPECT_EQ(n->files[0].why, "fiw");
+  EXPECT_EQ(n->files[0].line, 36);
+  // A fact without status is "unknown"; a machine that does not say reachable is "".
+  auto d = ParseNotes("[[fact]]\nname = \"a\"\n[[machine]]\nname = \"b\"\n", "n.toml");
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  EXPECT_EQ(d->facts[0].status, "unknown");
+  EXPECT_EQ(d->machines[0].reachable, "");
+}
+
 TEST(NotesFile, SyntaxErrorNamesFileLineAndColumn) {
   auto n = ParseNotes("[goal]\ntext = \"ok\"\n\n[[next]]\ndo = \"unterminated\n", "n.toml");
   ASSERT_FALSE(n.ok());
@@ -110,6 +182,10 @@ TEST(NotesFile, WrongTypesUnknownKeysAndMetricsAreErrorsWithTheirLine) {
       {"[[fact]]\nname = \"ACS\"\nstatus = \"changed\"\n", "n.toml:3:", "just-changed"},
       {"[[tried]]\nresult = \"x\"\n", "n.toml:1:", "missing 'what'"},
       {"goal = \"x\"\n", "n.toml:1:", "[goal] section"},
+      {"[[target]]\nmetric = \"ttft_ms.p99\"\nop = \"<=\"\nvalue = inf\n",
+       "n.toml:4:", "'value' must be a finite number"},
+      {"[[target]]\nmetric = \"ttft_ms.p99\"\nop = \"<=\"\nvalue = -inf\n", "n.toml:4:", "finite"},
+      {"[[target]]\nmetric = \"ttft_ms.p99\"\nop = \"<=\"\nvalue = nan\n", "n.toml:4:", "finite"},
   };
   for (const auto& c : cases) {
     auto n = ParseNotes(c.text, "n.toml");

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "store/notes_file.h"
 
 namespace dossier {
@@ -14,6 +17,31 @@ TEST(TomlDepth, OrdinaryNotesPass) {
   std::string many(500, '.');
   EXPECT_FALSE(CheckTomlNesting("x = \"" + many + "\"\ny = '" + many + "'\nz = \"\"\"" + many +
                                 "\n" + many + "\"\"\"\nw = '''[[[[" + many + "'''\n"));
+}
+
+// Each kind of string and the comment hides what would be too deep outside it, including the
+// other kinds' delimiters, an escaped quote and a backslash-newline; after each the lexer is back
+// in code (a bracket run after it is caught on its own line).
+TEST(TomlDepth, EveryStringKindHidesNestingAndEndsWhereTomlSays) {
+  const std::string deep(1000, '[');
+  std::string dots = "a";
+  for (int i = 0; i < 100; ++i) dots += ".a";
+  const std::vector<std::pair<const char*, std::string>> hidden = {
+      {"basic", "x = \"' ''' # \\\" " + deep + dots + "\"\n"},
+      {"literal", "x = '\" \"\"\" # \\ " + deep + dots + "'\n"},
+      {"multi-line basic",
+       "x = \"\"\"\n' ''' \" # \\\"\"\" \\\n" + deep + "\n" + dots + "\"\"\"\n"},
+      {"multi-line literal", "x = '''\n\" \"\"\" ' # \\\n" + deep + "\n" + dots + "'''\n"},
+      {"comment", "# \" ' \"\"\" ''' " + deep + dots + "\n"}};
+  for (const auto& [kind, text] : hidden) {
+    SCOPED_TRACE(kind);
+    EXPECT_FALSE(CheckTomlNesting("[goal]\n" + text)) << text.substr(0, 60);
+    // What follows is code again: its nesting counts, on its own line.
+    const size_t lines = 1 + static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
+    auto p = CheckTomlNesting("[goal]\n" + text + "y = " + deep + "\n");
+    ASSERT_TRUE(p);
+    EXPECT_EQ(p->line, lines + 1);
+  }
 }
 
 TEST(TomlDepth, DeepKeysAndNestingNameTheirLine) {
