@@ -5,11 +5,14 @@
 // result again (`note show --format json`), and by the .bak holding the file as it was.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <string>
 
 #include "front_door.h"
+#include "standin_paths.h"
 
 namespace dossier::notesfrontdoor {
 namespace {
@@ -254,6 +257,24 @@ TEST(NoteEditsFrontDoor, EntriesWrittenAsInlineTables) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("notes.toml"), std::string::npos) << r.err;
   EXPECT_EQ(ReadWholeFile(path), kept);
+}
+
+// The dossier on a file system without locks (NFS whose lock daemon is not running: flock fails
+// with ENOLCK): a command that writes says so at once and names the lock file; it does not wait
+// its 30 s and then blame another dossier command. Nothing is written.
+TEST(NoteEditsFrontDoor, ALockTheFileSystemCannotGiveIsAnErrorAtOnce) {
+  TempDir t;
+  const std::string d = t.path() + "/dossier";
+  std::string asan = std::getenv("ASAN_OPTIONS") ? std::getenv("ASAN_OPTIONS") : "";
+  // A sanitizer build checks that its runtime comes first; the preloaded library comes before it.
+  asan += std::string(asan.empty() ? "" : ":") + "verify_asan_link_order=0";
+  auto r = testing::RunProcess({"env", "LD_PRELOAD=" + testing::StandinLib("flock_enolck_preload"),
+                                "ASAN_OPTIONS=" + asan, DOSSIER_BINARY, "note", "--dossier", d,
+                                "tried", "x"});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find(d + "/.lock: cannot lock (No locks available)"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("another dossier command"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(d + "/notes.toml"));
 }
 
 }  // namespace

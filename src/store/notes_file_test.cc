@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "../tests/temp_dir.h"
 
 namespace dossier {
@@ -192,6 +197,32 @@ TEST(NotesFile, WrongTypesUnknownKeysAndMetricsAreErrorsWithTheirLine) {
     ASSERT_FALSE(n.ok()) << c.text;
     EXPECT_EQ(n.error().message.rfind(c.where, 0), 0u) << n.error().message;
     EXPECT_NE(n.error().message.find(c.says), std::string::npos) << n.error().message;
+  }
+}
+
+// A key a section does not have is refused in every section, at its line, naming the section and
+// the keys it has (a typo such as `stauts` would otherwise be dropped unseen).
+TEST(NotesFile, AnUnknownKeyIsRefusedInEverySection) {
+  const std::vector<std::pair<std::string, std::string>> sections = {
+      {"[goal]", "text = \"g\"\n"},
+      {"[[target]]", "metric = \"total_tokens_per_s\"\nop = \">=\"\nvalue = 1\n"},
+      {"[[machine]]", "name = \"m\"\n"},
+      {"[[fact]]", "name = \"f\"\n"},
+      {"[[tried]]", "what = \"w\"\n"},
+      {"[[next]]", "do = \"d\"\n"},
+      {"[[file]]", "path = \"/etc/x\"\n"}};
+  for (const auto& [header, body] : sections) {
+    SCOPED_TRACE(header);
+    ASSERT_TRUE(ParseNotes(header + "\n" + body, "n.toml").ok());
+    const std::string text = header + "\n" + body + "colour = \"blue\"\n";
+    const int line = 2 + static_cast<int>(std::count(body.begin(), body.end(), '\n'));
+    auto n = ParseNotes(text, "n.toml");
+    ASSERT_FALSE(n.ok()) << text;
+    EXPECT_EQ(n.error().message.rfind("n.toml:" + std::to_string(line) + ":", 0), 0u)
+        << n.error().message;
+    EXPECT_NE(n.error().message.find("unknown key 'colour' in " + header + " (expected "),
+              std::string::npos)
+        << n.error().message;
   }
 }
 
