@@ -325,6 +325,13 @@ TEST(ArtifactConsumers, NcclTopoWithASkippedGpuParsesAndSaysWhichAndWhy) {
   };
   EXPECT_TRUE(has("skipped: 0000:04:00.0: 0000:82:00.0 has no known host NUMA node")) << topo->text;
   EXPECT_TRUE(has("skipped: 0000:03:00.0: no host device")) << topo->text;
+  // The last comment says how to check NCCL read the file, for every GPU of the guest.
+  ASSERT_FALSE(comments.empty());
+  EXPECT_EQ(comments.back().find(" Verify: NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH "
+                                 "NCCL_TOPO_FILE=nccl_topo.xml all_reduce_perf -b 8K -e 1M -g " +
+                                 std::to_string(v.links[0].gpus.size()) + " 2>&1 | grep"),
+            0u)
+      << comments.back();
   for (const char* gone : {"0000:03:00.0", "0000:04:00.0"})
     EXPECT_EQ(std::find(busids.begin(), busids.end(), gone), busids.end()) << gone;
   for (const char* kept : {"0000:01:00.0", "0000:02:00.0"})
@@ -506,6 +513,42 @@ TEST(MachineName, EachRefusalQuotesTheNameAndStatesTheRule) {
        std::vector<std::string>{"pve", "0node", "Z", "gpu-vm_01.lab", std::string(253, 'a'),
                                 std::string("a") + std::string(252, '-')})
     EXPECT_EQ(MachineNameProblem(ok), "") << ok;
+}
+
+// A pci.cfg known from a paste is corrected as the host's file: the diff and the notes name
+// /etc/pve/mapping/pci.cfg (what to patch on the host), and the notes say where it was read from;
+// a collected one has no such line.
+TEST(ArtifactConsumers, PveMappingFromAPasteNamesTheHostsFile) {
+  const std::string cfg =
+      "gpu0\n\tmap id=10de:2bb1,iommugroup=44,node=pve,path=0000:f1:00.0,subsystem-id=10de:204b\n";
+  for (const std::string source :
+       {"imported: host.txt:40 (pve-pci-cfg)", "/etc/pve/mapping/pci.cfg"}) {
+    SCOPED_TRACE(source);
+    auto parsed = hypervisor::ParsePciCfg(cfg, "pci.cfg");
+    MachineView host = PveHostWithPciCfg(cfg, source, parsed.mappings);
+    host.machine.hypervisor.pci_mappings[0].entries[0].status.Set("stale", "t");
+    host.machine.hypervisor.pci_mappings[0].entries[0].iommu_group_now.Set(36, "t");
+    View v;
+    v.machines = {host};
+    GenerateArgs args;
+    args.diff = true;
+    auto r = GeneratePveMapping(args, v, Analysis{});
+    ASSERT_TRUE(r) << r.error().message;
+    EXPECT_EQ(r->text.rfind(
+                  "--- /etc/pve/mapping/pci.cfg\n+++ /etc/pve/mapping/pci.cfg (corrected)\n", 0),
+              0u)
+        << r->text;
+    EXPECT_NE(r->notes.find("write it over /etc/pve/mapping/pci.cfg on the host"),
+              std::string::npos)
+        << r->notes;
+    EXPECT_EQ(
+        r->notes.find("Read from imported: host.txt:40 (pve-pci-cfg).\n") != std::string::npos,
+        source.starts_with("imported: "))
+        << r->notes;
+    EXPECT_EQ(r->notes.find("imported: host.txt") != std::string::npos,
+              source.starts_with("imported: "))
+        << r->notes;
+  }
 }
 
 // A host whose pci.cfg has two stale entries (one mapping's name and node hostile): the corrected

@@ -54,8 +54,9 @@ Result<Artifact> GeneratePveMapping(const GenerateArgs& args, const View& view, 
                           (hv.pci_cfg.unknown.empty() ? "not collected" : hv.pci_cfg.unknown) +
                           "): collect the Proxmox host, or import its pci.cfg");
   const std::string& text = *hv.pci_cfg;
-  const std::string path =
-      hv.pci_cfg.source.empty() ? "/etc/pve/mapping/pci.cfg" : hv.pci_cfg.source;
+  // The file to correct is the host's, whatever it was read from: a pasted copy's source
+  // ("imported: host.txt:40 (pve-pci-cfg)") is no file to patch or write over.
+  const std::string path = "/etc/pve/mapping/pci.cfg";
   auto parsed = hypervisor::ParsePciCfg(text, path);
 
   // Replacements (offset, length, new text), and what cannot be corrected by a number.
@@ -102,6 +103,8 @@ Result<Artifact> GeneratePveMapping(const GenerateArgs& args, const View& view, 
     a.text = out;
   }
   std::string notes;
+  if (!hv.pci_cfg.source.empty() && hv.pci_cfg.source != path)
+    notes += "Read from " + hv.pci_cfg.source + ".\n";
   if (corrected.empty()) {
     notes += "Nothing to correct in " + path + ": no entry of node '" + NodeName(hv) +
              "' has a stale IOMMU group";

@@ -120,6 +120,45 @@ TEST(OverlayImport, EveryTopologyMatrixIsTakenAndOnlyANewerOneReplaces) {
     check(name, [f = f](Machine& m) -> M& { return m.topology.p2p_status.*f; });
 }
 
+// Each NCCL list of an import (ranks, connections, refused P2P) reaches the machine: into an
+// empty one always, over one it has only from a newer import.
+TEST(OverlayImport, EveryNcclListIsTakenAndOnlyANewerOneReplaces) {
+  auto check = [](const char* name, auto get, auto key, auto old_v, auto new_v) {
+    SCOPED_TRACE(name);
+    for (bool newer : {false, true}) {
+      Machine empty, im;
+      get(im) = {new_v};
+      std::vector<FactDisagreement> d;
+      OverlayImport(&empty, im, "collect", {"import", newer}, "older", &d);
+      ASSERT_EQ(get(empty).size(), 1u) << newer;  // nothing there: taken either way
+      EXPECT_EQ(key(get(empty)[0]), key(new_v)) << newer;
+      Machine has;
+      get(has) = {old_v};
+      OverlayImport(&has, im, "collect", {"import", newer}, "older", &d);
+      ASSERT_EQ(get(has).size(), 1u) << newer;
+      EXPECT_EQ(key(get(has)[0]), key(newer ? new_v : old_v)) << newer;
+    }
+  };
+  NcclRank r0, r1;
+  r0.rank = 0;
+  r1.rank = 1;
+  check(
+      "ranks", [](Machine & m) -> auto& { return m.nccl.ranks; },
+      [](const NcclRank& r) { return std::to_string(r.rank); }, r0, r1);
+  NcclConnection c0, c1;
+  c0.transport = "SHM/direct/direct";
+  c1.transport = "P2P/IPC/read";
+  check(
+      "connections", [](Machine & m) -> auto& { return m.nccl.connections; },
+      [](const NcclConnection& c) { return c.transport; }, c0, c1);
+  NcclP2pRefused p0, p1;
+  p0.message = "Could not enable P2P between dev 1(=81000) and dev 0(=1000)";
+  p1.message = "Custom allreduce is disabled";
+  check(
+      "p2p_refused", [](Machine & m) -> auto& { return m.nccl.p2p_refused; },
+      [](const NcclP2pRefused& p) { return p.message; }, p0, p1);
+}
+
 PciDevice PastedDevice(const std::string& address, const std::string& name) {
   PciDevice d;
   d.address = address;
@@ -189,6 +228,33 @@ TEST(PastedGpus, TopoMFactsJoinByIndexAndNothingIsInventedWithoutANamingPaste) {
   EXPECT_EQ(m.gpus[0].numa_node.value_or(-9), 0);
   EXPECT_EQ(m.gpus[1].numa_node.value_or(-9), 1);
   EXPECT_EQ(m.gpus[1].numa_node.source, "imported: t.txt:6 (topo-m)");
+}
+
+// A pasted GPU with an address joins the GPU of that address, never the one at its index: here
+// the paste lists three GPUs (its indexes 0-2), the lspci paste only two of them, so index 1 is
+// not the machine's second GPU. A pasted GPU whose address the machine does not have fills
+// nothing.
+TEST(PastedGpus, AGpuWithAnAddressJoinsByAddressNotByIndex) {
+  Machine m;
+  m.pci.devices = {PastedDevice("0000:11:00.0", "NVIDIA Corporation GH100 [H100 SXM5 80GB]"),
+                   PastedDevice("0000:91:00.0", "NVIDIA Corporation GH100 [H100 SXM5 80GB]")};
+  auto pasted = [](int64_t index, const char* address, int64_t node, const char* src) {
+    Gpu g;
+    g.index = index;
+    g.address = address;
+    g.numa_node.Set(node, src);
+    return g;
+  };
+  m.gpus = {pasted(0, "0000:11:00.0", 0, "imported: q.txt:2 (nvidia-smi-query)"),
+            pasted(1, "0000:51:00.0", 5, "imported: q.txt:3 (nvidia-smi-query)"),
+            pasted(2, "0000:91:00.0", 1, "imported: q.txt:4 (nvidia-smi-query)")};
+  GpusFromPastes(&m);
+  ASSERT_EQ(m.gpus.size(), 2u);
+  EXPECT_EQ(m.gpus[0].address, "0000:11:00.0");
+  EXPECT_EQ(m.gpus[0].numa_node.value_or(-9), 0);
+  EXPECT_EQ(m.gpus[1].address, "0000:91:00.0");
+  EXPECT_EQ(m.gpus[1].numa_node.value_or(-9), 1);
+  EXPECT_EQ(m.gpus[1].numa_node.source, "imported: q.txt:4 (nvidia-smi-query)");
 }
 
 // A machine known only from imports is in the view under the name its records carry, and reads
