@@ -53,7 +53,6 @@ void MachinesFromRecords(const std::vector<Record>& records, View* view) {
       mv.record = {c->file, c->kind, c->time, c->tool};
       base_label = "collect " + c->time;
     } else {
-      mv.machine.name = name;
       mv.coverage.collected = false;  // known from what was pasted, as far as it goes
     }
     for (const Record* r : imports[name]) {
@@ -79,6 +78,8 @@ void MachinesFromRecords(const std::vector<Record>& records, View* view) {
       if (base_label.empty()) base_label = side.label;
       if (!c && mv.imports.empty()) {
         mv.machine = std::move(im);  // the first import of a machine known only from imports
+        // Named as its records are, even when the body lacks the name or no longer reads.
+        mv.machine.name = name;
       } else {
         OverlayImport(&mv.machine, im, base_label, side, why, &mv.disagreements);
       }

@@ -208,7 +208,8 @@ void AddImportCoverage(const Machine& imported, const std::string& file, Coverag
     size_t colon = w.rfind(':', open == std::string::npos ? std::string::npos : open);
     if (colon == std::string::npos) return w;
     std::string format;
-    if (open != std::string::npos) format = w.substr(open, w.find(')', open) + 1 - open);
+    // `w` is already cut after its format's ')' (below), so the format is the rest.
+    if (open != std::string::npos) format = w.substr(open);
     return w.substr(0, colon) + format;
   };
   std::map<Family, std::vector<std::string>> sourced;

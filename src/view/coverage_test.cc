@@ -9,6 +9,7 @@
 #include "model/json_io.h"
 #include "store/dossier_dir.h"
 #include "view/build_view.h"
+#include "view/host_p2p.h"
 #include "view/imports.h"
 #include "view/passthrough.h"
 #include "view/pasted_gpus.h"
@@ -85,6 +86,22 @@ TEST(Coverage, ASourceIsCitedUpToItsFormat) {
   c.collected = false;
   AddImportCoverage(im, "s.txt", &c);
   EXPECT_EQ(c.From(Family::kKernelCmdline), "pasted: s.txt:2 (cmdline)");
+  // One citation per pasted part (file and format): more lines of it add none, another file or
+  // format does.
+  Machine devs;
+  int n = 0;
+  for (const char* src : {"imported: s.txt:9 (lspci)", "imported: s.txt:12 (lspci) cut",
+                          "imported: t.txt:3 (lspci)", "imported: s.txt:20 (lspci-tree)"}) {
+    PciDevice& d = devs.pci.devices.emplace_back();
+    d.address = "0000:0" + std::to_string(++n) + ":00.0";
+    d.name.Set("NVIDIA Corporation Device 2bb1", src);
+  }
+  Coverage d;
+  d.collected = false;
+  AddImportCoverage(devs, "s.txt", &d);
+  EXPECT_EQ(
+      d.pasted[Family::kPciDevices],
+      (std::vector<std::string>{"s.txt:9 (lspci)", "t.txt:3 (lspci)", "s.txt:20 (lspci-tree)"}));
 }
 
 // Every topology matrix of an import reaches the machine: into an empty one always, over one it
@@ -257,13 +274,17 @@ TEST(PastedGpus, AGpuWithAnAddressJoinsByAddressNotByIndex) {
   EXPECT_EQ(m.gpus[1].numa_node.source, "imported: q.txt:4 (nvidia-smi-query)");
 }
 
-// A machine known only from imports is in the view under the name its records carry, and reads
-// as pasted (not collected); beside it a collected machine reads as collected.
+// A machine known only from imports is in the view under the name its records carry (also when
+// the record's machine object has none), and reads as pasted (not collected); beside it a
+// collected machine reads as collected. A family whose facts carry no source is cited by the
+// pasted file the record names; what its machine object holds wrongly is a warning naming the
+// record.
 TEST(BuildView, AMachineKnownOnlyFromImportsIsNamedAndReadsAsPasted) {
   auto record = [](const std::string& kind, const std::string& machine, int seq) {
     Machine m;
     m.name = machine;
     m.kernel.cmdline.Set("ro quiet", kind == "import" ? "imported: s.txt:2 (cmdline)" : "/proc");
+    if (kind == "import") m.topology.p2p_status.read = {{"X", "NS"}, {"NS", "X"}};
     Record r;
     r.kind = kind;
     r.time = "2026-12-03T09:00:0" + std::to_string(seq) + "Z";
@@ -274,12 +295,22 @@ TEST(BuildView, AMachineKnownOnlyFromImportsIsNamedAndReadsAsPasted) {
     FillHeaderFromDoc(&r);
     return r;
   };
-  View v = BuildView({record("collect", "host", 1), record("import", "guest", 2)}, Notes{}, {});
+  Record imported = record("import", "guest", 2);
+  imported.doc["machine"].erase("name");
+  imported.doc["machine"]["kernel"]["release"] = 42;  // a string in the schema
+  imported.doc["files"] = {{{"file", "host-paste.txt"}}};
+  View v = BuildView({record("collect", "host", 1), imported}, Notes{}, {});
   ASSERT_EQ(v.machines.size(), 2u);
   const MachineView* guest = v.Find("guest");
   ASSERT_NE(guest, nullptr);
   EXPECT_FALSE(guest->coverage.collected);
   EXPECT_EQ(guest->coverage.From(Family::kKernelCmdline), "pasted: s.txt:2 (cmdline)");
+  EXPECT_EQ(guest->coverage.From(Family::kP2pRead), "pasted: host-paste.txt");
+  bool warned = false;
+  for (const auto& w : v.warnings)
+    warned = warned || (w.rfind(imported.file + ": wrong type at ", 0) == 0 &&
+                        w.find("/kernel/release") != std::string::npos);
+  EXPECT_TRUE(warned) << ::testing::PrintToString(v.warnings);
   EXPECT_FALSE(guest->coverage.Covers(Family::kNuma));
   const MachineView* host = v.Find("host");
   ASSERT_NE(host, nullptr);
@@ -374,6 +405,65 @@ TEST(MapPassthrough, EveryProxmoxQ35PortGivesItsSlotAndNoOtherAddressDoes) {
     EXPECT_NE(out[0].why.find("ich9-pcie-port-" + std::to_string(n)), std::string::npos)
         << out[0].why;
   }
+}
+
+// Lists an import adds to: only the elements the machine lacks (by address, VM id, mapping name)
+// are added, none twice (a fact of an element it has is replaced only by a newer import); an
+// element from an older import is marked stale.
+TEST(OverlayImport, ListsTakeOnlyTheElementsTheMachineLacks) {
+  for (bool newer : {false, true}) {
+    SCOPED_TRACE(newer);
+    Machine base, im;
+    PciDevice a, a2, b;
+    a.address = a2.address = "0000:01:00.0";
+    b.address = "0000:02:00.0";
+    a.name.Set("collected A", "/sys");
+    a2.name.Set("pasted A", "imported: p.txt:3 (lspci)");
+    b.name.Set("pasted B", "imported: p.txt:4 (lspci)");
+    base.pci.devices = {a};
+    im.pci.devices = {a2, b};
+    Vm v100, v101;
+    v100.id = "100";
+    v101.id = "101";
+    base.hypervisor.vms = {v100};
+    im.hypervisor.vms = {v100, v101};
+    PciMapping m0, m1;
+    m0.name = "gpu0";
+    m1.name = "gpu1";
+    base.hypervisor.pci_mappings = {m0};
+    im.hypervisor.pci_mappings = {m0, m1};
+    std::vector<FactDisagreement> d;
+    OverlayImport(&base, im, "collect", {"import", newer}, "older than the collect", &d);
+    ASSERT_EQ(base.pci.devices.size(), 2u);
+    EXPECT_EQ(*base.pci.devices[0].name, newer ? "pasted A" : "collected A");  // a fact: newer wins
+    EXPECT_EQ(*base.pci.devices[1].name, "pasted B");
+    EXPECT_EQ(base.pci.devices[1].name.stale, newer ? "" : "older than the collect");
+    ASSERT_EQ(base.hypervisor.vms.size(), 2u);
+    EXPECT_EQ(base.hypervisor.vms[1].id, "101");
+    ASSERT_EQ(base.hypervisor.pci_mappings.size(), 2u);
+    EXPECT_EQ(base.hypervisor.pci_mappings[1].name, "gpu1");
+  }
+}
+
+// A pair of host GPUs is looked up only when both are the host's: one the host lacks says which,
+// a host whose GPUs are not known at all says so and what to paste.
+TEST(HostP2pBetween, AGpuTheHostLacksIsNamedNotLookedUp) {
+  Machine host;
+  host.gpus.resize(2);
+  host.gpus[0].address = "0000:41:00.0";
+  host.gpus[1].address = "0000:c1:00.0";
+  host.topology.p2p_status.read = {{"X", "OK"}, {"OK", "X"}};
+  EXPECT_EQ(HostP2pBetween(host, "0000:41:00.0", "0000:c1:00.0").why.find("no GPU"),
+            std::string::npos);
+  for (const auto& [a, b] : std::vector<std::pair<std::string, std::string>>{
+           {"0000:81:00.0", "0000:c1:00.0"}, {"0000:41:00.0", "0000:81:00.0"}}) {
+    HostP2p p = HostP2pBetween(host, a, b);
+    EXPECT_EQ(p.why, "the host's facts list no GPU at 0000:81:00.0") << a << " " << b;
+    EXPECT_FALSE(p.decided);
+  }
+  HostP2p none = HostP2pBetween(Machine{}, "0000:41:00.0", "0000:c1:00.0");
+  EXPECT_NE(none.why.find("the host's GPUs are not known"), std::string::npos) << none.why;
+  EXPECT_FALSE(none.decided);
 }
 
 }  // namespace

@@ -61,16 +61,16 @@ void LinkMachines(View* view) {
               (n.vm.empty() ? std::string("no VM id (dossier note machine ") + n.name + " --vm ID)"
                             : "the host's facts list no VM " + n.vm) +
               ": not linked");
-          break;
+        } else {
+          on = {host, vm};
+          link.how = "note";
+          link.evidence = "the notes say so (" + at + ")" +
+                          (uuid.known() ? "; the guest's SMBIOS UUID " + *uuid + " matched no VM"
+                                        : "; the guest's SMBIOS UUID is unknown (" +
+                                              (uuid.unknown.empty() ? std::string("not collected")
+                                                                    : uuid.unknown) +
+                                              ")");
         }
-        on = {host, vm};
-        link.how = "note";
-        link.evidence =
-            "the notes say so (" + at + ")" +
-            (uuid.known()
-                 ? "; the guest's SMBIOS UUID " + *uuid + " matched no VM"
-                 : "; the guest's SMBIOS UUID is unknown (" +
-                       (uuid.unknown.empty() ? std::string("not collected") : uuid.unknown) + ")");
         break;
       }
     }
