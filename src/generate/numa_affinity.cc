@@ -30,8 +30,8 @@ struct GpuNode {
 std::string BindLines(const Machine& guest, const Vm* vm, const std::vector<int64_t>& host_nodes) {
   std::string out = "#   numa: 1\n";
   int64_t total = vm && vm->memory_mib.known() ? *vm->memory_mib : 0;
-  size_t n = guest.numa.nodes.size();
-  for (size_t i = 0; i < host_nodes.size() && i < std::max<size_t>(n, 1); ++i) {
+  size_t n = guest.numa.nodes.size();  // 2 or more: GenerateNumaAffinity refuses fewer
+  for (size_t i = 0; i < host_nodes.size() && i < n; ++i) {
     std::string cpus;
     if (vm)
       for (const auto& vn : vm->numa_nodes)
