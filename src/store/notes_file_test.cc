@@ -7,7 +7,10 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "../tests/temp_dir.h"
+#include "render/json_visit.h"
 
 namespace dossier {
 namespace {
@@ -110,54 +113,46 @@ TEST(NotesFile, EveryKeyOfEverySectionIsReadIntoItsField) {
       "[[file]]\npath = \"/etc/fp\"\nmachine = \"fim\"\nwhy = \"fiw\"\n";
   auto n = ParseNotes(text, "n.toml");
   ASSERT_TRUE(n.ok()) << n.error().message;
-  EXPECT_EQ(n->goal, "g");
-  ASSERT_EQ(n->targets.size(), 1u);
-  const NoteTarget& t = n->targets[0];
-  EXPECT_EQ(t.metric, "total_tokens_per_s");
-  EXPECT_EQ(t.op, "<=");
-  EXPECT_EQ(t.value, 2.5);
-  EXPECT_EQ(t.concurrency, 7);
-  EXPECT_EQ(t.note, "tn");
-  EXPECT_EQ(t.line, 3);
-  ASSERT_EQ(n->machines.size(), 1u);
-  const NoteMachine& m = n->machines[0];
-  EXPECT_EQ(m.name, "mn");
-  EXPECT_EQ(m.role, "guest");
-  EXPECT_EQ(m.reachable, "no");
-  EXPECT_EQ(m.instructions, "mi");
-  EXPECT_EQ(m.guest_of, "mg");
-  EXPECT_EQ(m.vm, "105");
-  EXPECT_EQ(m.line, 9);
-  ASSERT_EQ(n->facts.size(), 1u);
-  const NoteFact& f = n->facts[0];
-  EXPECT_EQ(f.name, "fn");
-  EXPECT_EQ(f.value, "3");
-  EXPECT_EQ(f.status, "just-changed");
-  EXPECT_EQ(f.machine, "fm");
-  EXPECT_EQ(f.note, "fno");
-  EXPECT_EQ(f.when, "fw");
-  EXPECT_EQ(f.line, 16);
-  ASSERT_EQ(n->tried.size(), 1u);
-  EXPECT_EQ(n->tried[0].what, "tw");
-  EXPECT_EQ(n->tried[0].result, "tr");
-  EXPECT_EQ(n->tried[0].machine, "tm");
-  EXPECT_EQ(n->tried[0].when, "twh");
-  EXPECT_EQ(n->tried[0].line, 23);
-  ASSERT_EQ(n->next.size(), 1u);
-  const NoteNext& x = n->next[0];
-  EXPECT_EQ(x.step, "nd");
-  EXPECT_EQ(x.verify, "nv");
-  EXPECT_EQ(x.machine, "nm");
-  EXPECT_TRUE(x.blocking);
-  EXPECT_TRUE(x.done);
-  EXPECT_EQ(x.why, "nw");
-  EXPECT_EQ(x.when, "nwh");
-  EXPECT_EQ(x.line, 28);
-  ASSERT_EQ(n->files.size(), 1u);
-  EXPECT_EQ(n->files[0].path, "/etc/fp");
-  EXPECT_EQ(n->files[0].machine, "fim");
-  EXPECT_EQ(n->files[0].why, "fiw");
-  EXPECT_EQ(n->files[0].line, 36);
+  // Every field, through the structs' own visit(): a field a key did not reach differs here.
+  const nlohmann::json want = {
+      {"path", "n.toml"},
+      {"goal", "g"},
+      {"targets",
+       {{{"metric", "total_tokens_per_s"},
+         {"op", "<="},
+         {"value", 2.5},
+         {"concurrency", 7},
+         {"note", "tn"},
+         {"line", 3}}}},
+      {"machines",
+       {{{"name", "mn"},
+         {"role", "guest"},
+         {"reachable", "no"},
+         {"instructions", "mi"},
+         {"guest_of", "mg"},
+         {"vm", "105"},
+         {"line", 9}}}},
+      {"facts",
+       {{{"name", "fn"},
+         {"value", "3"},
+         {"status", "just-changed"},
+         {"machine", "fm"},
+         {"note", "fno"},
+         {"when", "fw"},
+         {"line", 16}}}},
+      {"tried",
+       {{{"what", "tw"}, {"result", "tr"}, {"machine", "tm"}, {"when", "twh"}, {"line", 23}}}},
+      {"next",
+       {{{"do", "nd"},
+         {"verify", "nv"},
+         {"machine", "nm"},
+         {"blocking", true},
+         {"done", true},
+         {"why", "nw"},
+         {"when", "nwh"},
+         {"line", 28}}}},
+      {"files", {{{"path", "/etc/fp"}, {"machine", "fim"}, {"why", "fiw"}, {"line", 36}}}}};
+  EXPECT_EQ(PlainToJson(*n), want) << PlainToJson(*n).dump(1);
   // A fact without status is "unknown"; a machine that does not say reachable is "".
   auto d = ParseNotes("[[fact]]\nname = \"a\"\n[[machine]]\nname = \"b\"\n", "n.toml");
   ASSERT_TRUE(d.ok()) << d.error().message;
