@@ -19,6 +19,8 @@
 #include "standins/openai_standin.h"
 #include "store/dossier_dir.h"
 
+extern char** environ;
+
 namespace dossier::cli {
 namespace {
 
@@ -37,17 +39,29 @@ Ran RunDossier(const testing::TempDir& dir, std::vector<std::string> args,
                std::vector<std::string> env = {},
                const std::function<bool()>& interrupt_when = {}) {
   std::string out = dir.path() + "/stdout", err = dir.path() + "/stderr";
+  // Everything the child needs is made before fork: the stand-in server's thread may hold the
+  // allocator's lock at that moment, and a child that allocates then waits for ever (seen under
+  // ASan). The child only opens, dups and execs.
+  std::vector<char*> argv = {const_cast<char*>(DOSSIER_BINARY)};
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::vector<char*> envp;
+  for (auto& kv : env) envp.push_back(kv.data());
+  for (char** e = environ; *e; ++e) {
+    std::string_view have(*e);
+    bool replaced = false;
+    for (const auto& kv : env)
+      replaced = replaced || have.substr(0, have.find('=') + 1) == kv.substr(0, kv.find('=') + 1);
+    if (!replaced) envp.push_back(*e);
+  }
+  envp.push_back(nullptr);
   pid_t pid = ::fork();
   if (pid == 0) {
     int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     ::dup2(o, 1);
     ::dup2(e, 2);
-    for (const auto& kv : env) ::putenv(const_cast<char*>(kv.c_str()));
-    std::vector<char*> argv = {const_cast<char*>(DOSSIER_BINARY)};
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    ::execv(DOSSIER_BINARY, argv.data());
+    ::execve(DOSSIER_BINARY, argv.data(), envp.data());
     ::_exit(127);
   }
   if (interrupt_when) {
