@@ -577,6 +577,17 @@ TEST(ArtifactConsumers, PveMappingFromAPasteNamesTheHostsFile) {
     EXPECT_EQ(ran.out, "qm start 101\ngrep vfio-pci\nqm start 100\ngrep vfio-pci\n")
         << ran.out << ran.err;
   }
+  // A source from a shared dossier can hold any bytes: the notes (printed to the terminal) show
+  // a terminal escape as text.
+  auto parsed = hypervisor::ParsePciCfg(cfg, "pci.cfg");
+  View v;
+  v.machines = {
+      PveHostWithPciCfg(cfg, "imported: a\x1b]0;pwned\x07.txt:4 (pve-pci-cfg)", parsed.mappings)};
+  auto r = GeneratePveMapping({}, v, Analysis{});
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_NE(r->notes.find("Read from imported: a\\x1b]0;pwned\\x07.txt:4"), std::string::npos)
+      << r->notes;
+  EXPECT_EQ(r->notes.find('\x1b'), std::string::npos);
 }
 
 // A host whose pci.cfg has two stale entries (one mapping's name and node hostile): the corrected

@@ -56,7 +56,7 @@ Result<Artifact> GeneratePveMapping(const GenerateArgs& args, const View& view, 
   const std::string& text = *hv.pci_cfg;
   // The file to correct is the host's, whatever it was read from: a pasted copy's source
   // ("imported: host.txt:40 (pve-pci-cfg)") is no file to patch or write over.
-  const std::string path = "/etc/pve/mapping/pci.cfg";
+  const std::string path = hypervisor::kPciCfgPath;
   auto parsed = hypervisor::ParsePciCfg(text, path);
 
   // Replacements (offset, length, new text), and what cannot be corrected by a number.
@@ -104,7 +104,7 @@ Result<Artifact> GeneratePveMapping(const GenerateArgs& args, const View& view, 
   }
   std::string notes;
   if (!hv.pci_cfg.source.empty() && hv.pci_cfg.source != path)
-    notes += "Read from " + hv.pci_cfg.source + ".\n";
+    notes += "Read from " + Printable(hv.pci_cfg.source, 200) + ".\n";  // from a record: any bytes
   if (corrected.empty()) {
     notes += "Nothing to correct in " + path + ": no entry of node '" + NodeName(hv) +
              "' has a stale IOMMU group";

@@ -15,6 +15,9 @@
 
 namespace dossier::hypervisor {
 
+// Where Proxmox keeps it on every node (pmxcfs: one file for the whole cluster).
+inline constexpr const char* kPciCfgPath = "/etc/pve/mapping/pci.cfg";
+
 struct PciCfgEntry {
   size_t mapping = 0;  // index into PciCfgParse::mappings
   size_t entry = 0;    // index into that mapping's entries

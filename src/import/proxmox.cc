@@ -144,7 +144,7 @@ Status QemuConfParse(const Lines& lines, const ImportSource& src, Imported* out)
 Importer PciCfgImporter() {
   return {"pci-cfg",
           "Proxmox /etc/pve/mapping/pci.cfg: PCI resource mappings (iommugroup, path, node)",
-          {"/etc/pve/mapping/pci.cfg", "pvesh get /cluster/mapping/pci"},
+          {hypervisor::kPciCfgPath, "pvesh get /cluster/mapping/pci"},
           PciCfgStarts,
           PciCfgDetect,
           PciCfgParse};

@@ -28,7 +28,6 @@ constexpr size_t kMaxVmFileBytes = 1 << 20;
 constexpr size_t kMaxQemuArgvBytes = 1 << 20;
 constexpr size_t kMaxVmCount = 4096;
 constexpr const char* kPveConfDir = "/etc/pve/qemu-server";
-constexpr const char* kPciCfg = "/etc/pve/mapping/pci.cfg";
 
 struct QemuProcess {
   int64_t pid = 0;
@@ -151,13 +150,13 @@ void ProxmoxVms(const RootFs& fs, std::map<int64_t, QemuProcess>* procs, Hypervi
 }
 
 void PciMappings(const RootFs& fs, const Machine& m, HypervisorInfo* hv) {
-  auto text = fs.Read(kPciCfg, kMaxVmFileBytes);
+  auto text = fs.Read(hypervisor::kPciCfgPath, kMaxVmFileBytes);
   if (!text) {
-    hv->pci_cfg.Unknown(ReasonFor(text.error()), kPciCfg);
+    hv->pci_cfg.Unknown(ReasonFor(text.error()), hypervisor::kPciCfgPath);
     return;
   }
-  hv->pci_cfg = Known(*text, kPciCfg);
-  auto parsed = hypervisor::ParsePciCfg(*text, kPciCfg);
+  hv->pci_cfg = Known(*text, hypervisor::kPciCfgPath);
+  auto parsed = hypervisor::ParsePciCfg(*text, hypervisor::kPciCfgPath);
   for (auto& p : parsed.problems) hv->problems.push_back(std::move(p));
   hv->pci_mappings = std::move(parsed.mappings);
   hypervisor::CheckPciMappings(hv->node.value_or(""), m.pci, "/sys/bus/pci/devices",

@@ -1,0 +1,123 @@
+#include "view/imports.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace dossier {
+namespace {
+
+// Every topology matrix of an import reaches the machine: into an empty one always, over one it
+// has only from a newer import (an older import does not replace it).
+TEST(OverlayImport, EveryTopologyMatrixIsTakenAndOnlyANewerOneReplaces) {
+  using M = std::vector<std::vector<std::string>>;
+  const std::vector<std::pair<const char*, M Topology::*>> top = {
+      {"nvml_levels", &Topology::nvml_levels},
+      {"gpu_nic_levels", &Topology::gpu_nic_levels},
+      {"nic_levels", &Topology::nic_levels}};
+  const std::vector<std::pair<const char*, M P2pStatusMatrices::*>> p2p = {
+      {"read", &P2pStatusMatrices::read},     {"write", &P2pStatusMatrices::write},
+      {"nvlink", &P2pStatusMatrices::nvlink}, {"atomics", &P2pStatusMatrices::atomics},
+      {"pci", &P2pStatusMatrices::pci},       {"unstated", &P2pStatusMatrices::unstated}};
+  const M old_m = {{"X", "NS"}, {"NS", "X"}}, new_m = {{"X", "OK"}, {"OK", "X"}};
+  auto check = [&](const char* name, auto get) {
+    SCOPED_TRACE(name);
+    for (bool newer : {false, true}) {
+      Machine empty, im;
+      get(im) = new_m;
+      std::vector<FactDisagreement> d;
+      OverlayImport(&empty, im, "collect", {"import", newer}, "older", &d);
+      EXPECT_EQ(get(empty), new_m) << newer;  // nothing there: taken either way
+      Machine has;
+      get(has) = old_m;
+      OverlayImport(&has, im, "collect", {"import", newer}, "older", &d);
+      EXPECT_EQ(get(has), newer ? new_m : old_m) << newer;
+    }
+  };
+  for (const auto& [name, f] : top)
+    check(name, [f = f](Machine& m) -> M& { return m.topology.*f; });
+  for (const auto& [name, f] : p2p)
+    check(name, [f = f](Machine& m) -> M& { return m.topology.p2p_status.*f; });
+}
+
+// Each NCCL list of an import (ranks, connections, refused P2P) reaches the machine: into an
+// empty one always, over one it has only from a newer import.
+TEST(OverlayImport, EveryNcclListIsTakenAndOnlyANewerOneReplaces) {
+  auto check = [](const char* name, auto get, auto key, auto old_v, auto new_v) {
+    SCOPED_TRACE(name);
+    for (bool newer : {false, true}) {
+      Machine empty, im;
+      get(im) = {new_v};
+      std::vector<FactDisagreement> d;
+      OverlayImport(&empty, im, "collect", {"import", newer}, "older", &d);
+      ASSERT_EQ(get(empty).size(), 1u) << newer;  // nothing there: taken either way
+      EXPECT_EQ(key(get(empty)[0]), key(new_v)) << newer;
+      Machine has;
+      get(has) = {old_v};
+      OverlayImport(&has, im, "collect", {"import", newer}, "older", &d);
+      ASSERT_EQ(get(has).size(), 1u) << newer;
+      EXPECT_EQ(key(get(has)[0]), key(newer ? new_v : old_v)) << newer;
+    }
+  };
+  NcclRank r0, r1;
+  r0.rank = 0;
+  r1.rank = 1;
+  check(
+      "ranks", [](Machine & m) -> auto& { return m.nccl.ranks; },
+      [](const NcclRank& r) { return std::to_string(r.rank); }, r0, r1);
+  NcclConnection c0, c1;
+  c0.transport = "SHM/direct/direct";
+  c1.transport = "P2P/IPC/read";
+  check(
+      "connections", [](Machine & m) -> auto& { return m.nccl.connections; },
+      [](const NcclConnection& c) { return c.transport; }, c0, c1);
+  NcclP2pRefused p0, p1;
+  p0.message = "Could not enable P2P between dev 1(=81000) and dev 0(=1000)";
+  p1.message = "Custom allreduce is disabled";
+  check(
+      "p2p_refused", [](Machine & m) -> auto& { return m.nccl.p2p_refused; },
+      [](const NcclP2pRefused& p) { return p.message; }, p0, p1);
+}
+
+// Lists an import adds to: only the elements the machine lacks (by address, VM id, mapping name)
+// are added, none twice (a fact of an element it has is replaced only by a newer import); an
+// element from an older import is marked stale.
+TEST(OverlayImport, ListsTakeOnlyTheElementsTheMachineLacks) {
+  for (bool newer : {false, true}) {
+    SCOPED_TRACE(newer);
+    Machine base, im;
+    PciDevice a, a2, b;
+    a.address = a2.address = "0000:01:00.0";
+    b.address = "0000:02:00.0";
+    a.name.Set("collected A", "/sys");
+    a2.name.Set("pasted A", "imported: p.txt:3 (lspci)");
+    b.name.Set("pasted B", "imported: p.txt:4 (lspci)");
+    base.pci.devices = {a};
+    im.pci.devices = {a2, b};
+    Vm v100, v101;
+    v100.id = "100";
+    v101.id = "101";
+    base.hypervisor.vms = {v100};
+    im.hypervisor.vms = {v100, v101};
+    PciMapping m0, m1;
+    m0.name = "gpu0";
+    m1.name = "gpu1";
+    base.hypervisor.pci_mappings = {m0};
+    im.hypervisor.pci_mappings = {m0, m1};
+    std::vector<FactDisagreement> d;
+    OverlayImport(&base, im, "collect", {"import", newer}, "older than the collect", &d);
+    ASSERT_EQ(base.pci.devices.size(), 2u);
+    EXPECT_EQ(*base.pci.devices[0].name, newer ? "pasted A" : "collected A");  // a fact: newer wins
+    EXPECT_EQ(*base.pci.devices[1].name, "pasted B");
+    EXPECT_EQ(base.pci.devices[1].name.stale, newer ? "" : "older than the collect");
+    ASSERT_EQ(base.hypervisor.vms.size(), 2u);
+    EXPECT_EQ(base.hypervisor.vms[1].id, "101");
+    ASSERT_EQ(base.hypervisor.pci_mappings.size(), 2u);
+    EXPECT_EQ(base.hypervisor.pci_mappings[1].name, "gpu1");
+  }
+}
+
+}  // namespace
+}  // namespace dossier

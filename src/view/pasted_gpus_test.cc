@@ -1,0 +1,110 @@
+#include "view/pasted_gpus.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace dossier {
+namespace {
+
+PciDevice PastedDevice(const std::string& address, const std::string& name) {
+  PciDevice d;
+  d.address = address;
+  d.name.Set(name, "imported: t.txt:3 (lspci-tree)");
+  if (name.rfind("NVIDIA", 0) == 0) d.vendor_id.Set("0x10de", "imported: t.txt:3 (lspci-tree)");
+  return d;
+}
+
+TEST(PastedGpus, EveryPasteThatNamesAGpuGivesOne) {
+  Machine m;
+  // lspci -tv: names only, no class.
+  m.pci.devices.push_back(PastedDevice(
+      "0000:71:00.0", "NVIDIA Corporation GB202GL [RTX PRO 6000 Blackwell Server Edition]"));
+  m.pci.devices.push_back(
+      PastedDevice("0000:71:00.1", "NVIDIA Corporation GB202 High Definition Audio Controller"));
+  m.pci.devices.push_back(PastedDevice("0000:70:01.1", "Advanced Micro Devices, Inc. [AMD] 14ab"));
+  // lspci -nn: class and ids.
+  PciDevice nn;
+  nn.address = "0000:01:00.0";
+  nn.vendor_id.Set("0x10de", "imported: t.txt:9 (lspci)");
+  nn.device_id.Set("0x2bb1", "imported: t.txt:9 (lspci)");
+  nn.class_id.Set("0x030000", "imported: t.txt:9 (lspci)");
+  m.pci.devices.push_back(nn);
+  // pci.cfg: a path and vendor:device.
+  PciMapping mp;
+  mp.name = "gpu0";
+  PciMappingEntry e;
+  e.path.Set("0000:f1:00.0", "imported: t.txt:20 (pci-cfg)");
+  e.id.Set("10de:2bb1", "imported: t.txt:20 (pci-cfg)");
+  mp.entries.push_back(e);
+  PciMappingEntry nic = e;
+  nic.path.Set("0000:c1:00.0", "imported: t.txt:23 (pci-cfg)");
+  nic.id.Set("15b3:1021", "imported: t.txt:23 (pci-cfg)");
+  mp.entries.push_back(nic);
+  m.hypervisor.pci_mappings.push_back(mp);
+  // nvidia-smi -q: a bus id.
+  NvmlGpu ng;
+  ng.pci_bus_id.Set("00000000:81:00.0", "imported: t.txt:40 (nvidia-smi-q)");
+  m.nvml.gpus.push_back(ng);
+  GpusFromPastes(&m);
+  ASSERT_EQ(m.gpus.size(), 4u);
+  EXPECT_EQ(m.gpus[0].address, "0000:01:00.0");
+  EXPECT_EQ(m.gpus[1].address, "0000:71:00.0");
+  EXPECT_EQ(m.gpus[2].address, "0000:81:00.0");
+  EXPECT_EQ(m.gpus[3].address, "0000:f1:00.0");
+  for (size_t i = 0; i < m.gpus.size(); ++i) EXPECT_EQ(m.gpus[i].index, static_cast<int64_t>(i));
+  EXPECT_EQ(m.gpus[3].architecture.value_or(""), "Blackwell");  // 10de:2bb1 from the table
+  ASSERT_EQ(m.topology.gpu_levels.size(), 4u);                  // levels derived, as a collect
+}
+
+TEST(PastedGpus, TopoMFactsJoinByIndexAndNothingIsInventedWithoutANamingPaste) {
+  Machine m;
+  Gpu t0, t1;
+  t0.index = 0, t1.index = 1;
+  t0.numa_node.Set(0, "imported: t.txt:5 (topo-m)");
+  t1.numa_node.Set(1, "imported: t.txt:6 (topo-m)");
+  m.gpus = {t0, t1};
+  GpusFromPastes(&m);  // no address anywhere: the topo -m GPUs stay as they were
+  ASSERT_EQ(m.gpus.size(), 2u);
+  EXPECT_TRUE(m.gpus[0].address.empty());
+  PciDevice a = PastedDevice("0000:11:00.0", "NVIDIA Corporation GH100 [H100 SXM5 80GB]");
+  PciDevice b = PastedDevice("0000:91:00.0", "NVIDIA Corporation GH100 [H100 SXM5 80GB]");
+  m.pci.devices = {b, a};
+  GpusFromPastes(&m);
+  ASSERT_EQ(m.gpus.size(), 2u);
+  EXPECT_EQ(m.gpus[0].address, "0000:11:00.0");
+  EXPECT_EQ(m.gpus[0].numa_node.value_or(-9), 0);
+  EXPECT_EQ(m.gpus[1].numa_node.value_or(-9), 1);
+  EXPECT_EQ(m.gpus[1].numa_node.source, "imported: t.txt:6 (topo-m)");
+}
+
+// A pasted GPU with an address joins the GPU of that address, never the one at its index: here
+// the paste lists three GPUs (its indexes 0-2), the lspci paste only two of them, so index 1 is
+// not the machine's second GPU. A pasted GPU whose address the machine does not have fills
+// nothing.
+TEST(PastedGpus, AGpuWithAnAddressJoinsByAddressNotByIndex) {
+  Machine m;
+  m.pci.devices = {PastedDevice("0000:11:00.0", "NVIDIA Corporation GH100 [H100 SXM5 80GB]"),
+                   PastedDevice("0000:91:00.0", "NVIDIA Corporation GH100 [H100 SXM5 80GB]")};
+  auto pasted = [](int64_t index, const char* address, int64_t node, const char* src) {
+    Gpu g;
+    g.index = index;
+    g.address = address;
+    g.numa_node.Set(node, src);
+    return g;
+  };
+  m.gpus = {pasted(0, "0000:11:00.0", 0, "imported: q.txt:2 (nvidia-smi-query)"),
+            pasted(1, "0000:51:00.0", 5, "imported: q.txt:3 (nvidia-smi-query)"),
+            pasted(2, "0000:91:00.0", 1, "imported: q.txt:4 (nvidia-smi-query)")};
+  GpusFromPastes(&m);
+  ASSERT_EQ(m.gpus.size(), 2u);
+  EXPECT_EQ(m.gpus[0].address, "0000:11:00.0");
+  EXPECT_EQ(m.gpus[0].numa_node.value_or(-9), 0);
+  EXPECT_EQ(m.gpus[1].address, "0000:91:00.0");
+  EXPECT_EQ(m.gpus[1].numa_node.value_or(-9), 1);
+  EXPECT_EQ(m.gpus[1].numa_node.source, "imported: q.txt:4 (nvidia-smi-query)");
+}
+
+}  // namespace
+}  // namespace dossier
