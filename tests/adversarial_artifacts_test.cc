@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "generate/generator.h"
+#include "generate/quote.h"
 #include "generate/unified_diff.h"
 #include "hypervisor/pci_cfg.h"
 #include "tests/artifact_checks.h"
@@ -31,6 +32,7 @@
 #include "tests/standins/openai_standin.h"
 #include "tests/temp_dir.h"
 #include "util/machine_name.h"
+#include "util/text.h"
 
 namespace dossier::advart {
 namespace {
@@ -270,6 +272,12 @@ TEST(Adversarial, GeneratorsQuoteEveryHostileField) {
       std::vector<std::string> commands;
       EXPECT_EQ(testing::UnitProblem(numa->text, &commands), "") << numa->text;
       EXPECT_EQ(commands.size(), which == 4 ? 3u : 4u) << numa->text;
+      if (which == 4) {  // the hostile guest address: skipped, quoted, said why
+        EXPECT_NE(numa->text.find("# skipped: '" + generate::CommentText(Printable(h)) +
+                                  "': not a PCI address (DDDD:BB:DD.F)\n"),
+                  std::string::npos)
+            << numa->text;
+      }
       auto topo = GenerateNcclTopo({}, v, Analysis{});
       ASSERT_TRUE(topo) << topo.error().message;
       EXPECT_EQ(testing::NcclTopoProblem(topo->text), "") << topo->text;
@@ -433,6 +441,35 @@ TEST(ArtifactConsumers, PveMappingNotesWhatItCouldNotRead) {
     EXPECT_NE(r->notes.find("Note: " + p + "\n"), std::string::npos) << p << "\n" << r->notes;
   for (const char* what : {"'colour'", "'nonsense'", "'x'"})
     EXPECT_NE(r->notes.find(what), std::string::npos) << what << "\n" << r->notes;
+}
+
+// Nothing stale: the notes say so and name the node checked, the file printed unchanged (or an
+// empty diff with --diff); a host whose node is not known names the nodes its file has.
+TEST(ArtifactConsumers, PveMappingWithNothingToCorrectSaysWhichNode) {
+  const std::string cfg =
+      "gpu0\n\tmap id=10de:2bb1,iommugroup=44,node=pve1,path=0000:f1:00.0\n"
+      "\tmap id=10de:2bb1,iommugroup=45,node=pve2,path=0000:e1:00.0\n";
+  auto parsed = hypervisor::ParsePciCfg(cfg, "pci.cfg");
+  for (bool diff : {false, true}) {
+    SCOPED_TRACE(diff);
+    View v;
+    v.machines = {PveHostWithPciCfg(cfg, "/etc/pve/mapping/pci.cfg", parsed.mappings)};
+    GenerateArgs args;
+    args.diff = diff;
+    auto r = GeneratePveMapping(args, v, Analysis{});
+    ASSERT_TRUE(r) << r.error().message;
+    EXPECT_EQ(r->text, diff ? "" : cfg);
+    EXPECT_NE(r->notes.find(
+                  "Nothing to correct in /etc/pve/mapping/pci.cfg: no entry of node "
+                  "'pve' has a stale IOMMU group" +
+                  std::string(diff ? " (empty diff).\n" : "; the file is printed unchanged.\n")),
+              std::string::npos)
+        << r->notes;
+    v.machines[0].machine.hypervisor.node = Fact<std::string>();
+    r = GeneratePveMapping(args, v, Analysis{});
+    ASSERT_TRUE(r) << r.error().message;
+    EXPECT_NE(r->notes.find("no entry of node 'pve1', 'pve2' has"), std::string::npos) << r->notes;
+  }
 }
 
 // pve-mapping --diff is read by patch(1): applied with no fuzz to the original it gives the

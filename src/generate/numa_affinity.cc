@@ -68,7 +68,7 @@ Result<Artifact> GenerateNumaAffinity(const GenerateArgs& args, const View& view
     // The address goes into a command run as root at boot: one outside the kernel's syntax (a
     // record from elsewhere can hold anything) is skipped, never written.
     if (!ValidPciAddress(p.guest_address)) {
-      skipped.push_back("'" + p.guest_address + "': not a PCI address (DDDD:BB:DD.F)");
+      skipped.push_back("'" + Printable(p.guest_address) + "': not a PCI address (DDDD:BB:DD.F)");
       continue;
     }
     if (!p.host_numa_node.known() || *p.host_numa_node < 0) {

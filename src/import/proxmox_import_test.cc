@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "import/import_test_util.h"
+#include "import/importer.h"
 
 namespace dossier::import {
 namespace {
@@ -82,6 +83,30 @@ TEST(ProxmoxImport, PciCfgMappingsKeepTheirTextForTheGenerator) {
 
 // A parser's problems name the pasted file and its line, as every other note does (they once
 // carried the parser's internal name, a control byte, and a line of the part, not the paste).
+// The pci-cfg entry of the importer table: a pasted file begins at a mapping name with a map line
+// within its next three lines (a description may come first), not at a name whose map lines
+// are further or absent; one map line is a likely pci.cfg (80), two or more all but certain (95).
+TEST(ProxmoxImport, PciCfgStartsAtAMappingNameAndIsSureFromTwoMapLines) {
+  const Importer* imp = FindImporter("pci-cfg");
+  ASSERT_NE(imp, nullptr);
+  auto lines = [](std::vector<std::string> texts) {
+    Lines out;
+    for (auto& t : texts) out.push_back({out.size() + 1, std::move(t)});
+    return out;
+  };
+  const std::string map = "\tmap id=10de:2bb1,iommugroup=44,node=pve,path=0000:f1:00.0";
+  Lines l = lines({"uptime 3 days", "gpu0", "\tdescription one", "\tdescription two", map, "gpu1",
+                   "\tdescription", "\tdescription", "\tdescription", map});
+  EXPECT_FALSE(imp->starts(l, 0));                // a line with a blank in it is no mapping name
+  EXPECT_TRUE(imp->starts(l, 1));                 // map line three lines on
+  EXPECT_FALSE(imp->starts(l, 5));                // map line four lines on
+  EXPECT_FALSE(imp->starts(lines({"gpu0"}), 0));  // nothing after it
+  EXPECT_EQ(imp->detect(lines({"gpu0"})), 0);
+  EXPECT_EQ(imp->detect(lines({"gpu0", map})), 80);
+  EXPECT_EQ(imp->detect(lines({"gpu0", map, map})), 95);
+  EXPECT_EQ(imp->detect(lines({"gpu0", map, map, map})), 95);
+}
+
 TEST(ProxmoxImport, ProblemsNameThePastedLine) {
   ImportRun run = ImportString(
       "intro text\n$ cat /etc/pve/mapping/pci.cfg\nnic0\n"

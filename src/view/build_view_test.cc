@@ -55,5 +55,23 @@ TEST(BuildView, AMachineKnownOnlyFromImportsIsNamedAndReadsAsPasted) {
   EXPECT_TRUE(host->coverage.collected);
 }
 
+// A machine known only from its measurements (a serve-bench client, a p2p run stored under a
+// name no collect has): nothing of it was captured, so no family reads as collected.
+TEST(BuildView, AMachineKnownOnlyFromMeasurementsCoversNoFamily) {
+  Record r;
+  r.kind = "p2p";
+  r.time = "2026-12-03T09:00:00Z";
+  r.machine = "client";
+  r.file = "records/000001-p2p-client.json";
+  r.doc = {{"schema", "dossier/1"}, {"kind", "p2p"}, {"time", r.time}, {"machine", "client"}};
+  FillHeaderFromDoc(&r);
+  View v = BuildView({r}, Notes{}, {});
+  const MachineView* mv = v.Find("client");
+  ASSERT_NE(mv, nullptr);
+  EXPECT_TRUE(mv->measured_only);
+  EXPECT_FALSE(mv->coverage.collected);
+  for (const auto& info : FamilyTable()) EXPECT_FALSE(mv->coverage.Covers(info.family)) << info.key;
+}
+
 }  // namespace
 }  // namespace dossier

@@ -95,5 +95,16 @@ TEST(Coverage, ASourceIsCitedUpToItsFormat) {
       (std::vector<std::string>{"s.txt:9 (lspci)", "t.txt:3 (lspci)", "s.txt:20 (lspci-tree)"}));
 }
 
+// An import that says nothing but the machine's name covers no family: neither the name nor an
+// empty text field is a fact.
+TEST(Coverage, AnImportOfOnlyANameCoversNothing) {
+  Machine im;
+  im.name = "host";
+  Coverage c;
+  c.collected = false;
+  AddImportCoverage(im, "s.txt", &c);
+  for (const auto& info : FamilyTable()) EXPECT_FALSE(c.Covers(info.family)) << info.key;
+}
+
 }  // namespace
 }  // namespace dossier
