@@ -13,9 +13,9 @@
 namespace dossier {
 namespace {
 
-using Ran = testing::CliResult;
+using CheckRun = testing::CliResult;
 
-Ran DeviceCheck(const std::string& env, const std::string& args = "") {
+CheckRun DeviceCheck(const std::string& env, const std::string& args = "") {
   const std::string fixtures = std::string(DOSSIER_SOURCE_DIR) + "/tests/fixtures/device-check";
   std::string cmd = "env DOSSIER_STANDIN=one-gpu PATH=" + fixtures + ":$PATH " + env + " " +
                     DOSSIER_SOURCE_DIR + "/scripts/device-check.sh --dossier " + DOSSIER_BINARY +
@@ -30,7 +30,7 @@ bool HavePython() {
 
 TEST(DeviceCheck, AgreesWithNvidiaSmiAndNvbandwidthOnTheStandIns) {
   if (!HavePython()) GTEST_SKIP() << "python3 missing";
-  Ran r = DeviceCheck("");
+  CheckRun r = DeviceCheck("");
   EXPECT_EQ(r.code, 0) << r.out;
   // The facts table: NVML's facts beside nvidia-smi's, each agreeing.
   EXPECT_NE(r.out.find("| GPU 0 0000:05:00.0 | name | NVIDIA H200 | NVIDIA H200 | yes |"),
@@ -54,14 +54,14 @@ TEST(DeviceCheck, AgreesWithNvidiaSmiAndNvbandwidthOnTheStandIns) {
 
 TEST(DeviceCheck, ADisagreementOrARatioOutsideTheBandFails) {
   if (!HavePython()) GTEST_SKIP() << "python3 missing";
-  Ran facts = DeviceCheck("FAKE_SMI_POWER_LIMIT=600.00", "--no-bandwidth");
+  CheckRun facts = DeviceCheck("FAKE_SMI_POWER_LIMIT=600.00", "--no-bandwidth");
   EXPECT_EQ(facts.code, 1) << facts.out;
   EXPECT_NE(facts.out.find("| power limit (W) | 700.0 | 600.00 | **NO** |"), std::string::npos)
       << facts.out;
-  Ran slow = DeviceCheck("FAKE_NVB_FACTOR=1.2");
+  CheckRun slow = DeviceCheck("FAKE_NVB_FACTOR=1.2");
   EXPECT_EQ(slow.code, 1) << slow.out;
   EXPECT_NE(slow.out.find("| 0.833 | **NO** |"), std::string::npos) << slow.out;
-  Ran usage = DeviceCheck("", "--sizes 1M");
+  CheckRun usage = DeviceCheck("", "--sizes 1M");
   EXPECT_EQ(usage.code, 2) << usage.out;
 }
 

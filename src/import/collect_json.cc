@@ -61,6 +61,16 @@ Status JsonParse(const Lines& lines, const ImportSource& src, Imported* out) {
       }
     }
   });
+  // The file is a whole machine and is read in place of what the import holds: after other
+  // parts or files of the same import it would drop what they said. Refused instead, with what to
+  // do; before them, it is the base they add to.
+  Machine empty;
+  empty.name = out->machine.name;
+  if (MachineToJson(out->machine) != MachineToJson(empty))
+    return Error::Invalid(
+        "a dossier JSON file is a whole machine, and this import already holds facts read before "
+        "it; import the JSON file first or on its own (a dossier import of its own, same "
+        "--machine)");
   std::string keep_name = out->machine.name;
   out->machine = std::move(m);
   out->machine.name = keep_name;

@@ -472,6 +472,25 @@ TEST(ImportLscpu, RealListsAcrossVersionsAndHypervisors) {
   EXPECT_FALSE(d.imported.machine.cpu.vendor.known());  // no Vendor ID line: not said
 }
 
+// Names under lscpu's "Hypervisor vendor:" as the hypervisor dossier names elsewhere (QEMU's own
+// names count as KVM only at their start); a name it does not know is kept, lower case.
+TEST(ImportLscpu, EachHypervisorVendorLscpuPrints) {
+  const std::pair<const char*, const char*> vendors[] = {
+      {"KVM", "kvm"},       {"QEMU", "kvm"},
+      {"qemu-tcg", "kvm"},  {"Microsoft", "hyper-v"},
+      {"VMware", "vmware"}, {"Xen", "xen"},
+      {"XenPV", "xen"},     {"Parallels", "parallels"},
+      {"ACRN", "acrn"},     {"tcg-qemu", "tcg-qemu"}};
+  for (const auto& [v, want] : vendors) {
+    SCOPED_TRACE(v);
+    auto r = ImportString(std::string("Model name: AMD EPYC 9335\nSocket(s): 1\nCPU(s): 4\n") +
+                              "Hypervisor vendor: " + v + "\n",
+                          "lscpu");
+    EXPECT_EQ(r.imported.machine.virtualization.hypervisor.value_or(""), want);
+    EXPECT_TRUE(r.imported.machine.virtualization.guest.value_or(false));
+  }
+}
+
 TEST(ImportLscpu, GrepTableParsableAndChat) {
   auto g = ImportString(MfCorpus("import-lscpu/seed-host-grep-model-socket-numa.txt"));
   const Machine& m = g.imported.machine;
