@@ -20,55 +20,6 @@
 namespace dossier::import {
 namespace {
 
-namespace fs = std::filesystem;
-
-struct Input {
-  std::string golden;  // file under tests/golden/import/
-  std::string name;    // what the import calls the file (its path under the fixtures)
-  std::string text;
-};
-
-std::string GoldenName(std::string rel) {
-  std::replace(rel.begin(), rel.end(), '/', '_');
-  return rel;
-}
-
-// The shared samples (their header of expected facts stripped, as the importer tests read them),
-// the pasted sessions of the seed story, and the fuzz corpus of every importer (real outputs and
-// damaged copies of them, read by detection as a paste would be, not forced).
-std::vector<Input> RealInputs() {
-  std::vector<Input> out;
-  const fs::path samples = testing::SamplePath("");
-  for (const auto& e : fs::recursive_directory_iterator(samples)) {
-    if (!e.is_regular_file() || e.path().filename() == "INDEX.md") continue;
-    std::string rel = fs::relative(e.path(), samples).string();
-    out.push_back({GoldenName(rel), rel, testing::SampleBody(rel)});
-  }
-  const fs::path seed = fs::path(DOSSIER_SOURCE_DIR) / "tests/fixtures/import-seed";
-  for (const auto& e : fs::directory_iterator(seed)) {
-    if (e.path().extension() != ".txt") continue;
-    std::string f = e.path().filename().string();
-    out.push_back({"seed_" + f, f, dossier::testing::Slurp(e.path())});
-  }
-  const fs::path corpus = fs::path(DOSSIER_SOURCE_DIR) / "tests/corpus";
-  for (const auto& dir : fs::directory_iterator(corpus)) {
-    const std::string d = dir.path().filename().string();
-    if (!dir.is_directory() || !(d == "import" || d.starts_with("import-"))) continue;
-    for (const auto& e : fs::directory_iterator(dir.path())) {
-      if (!e.is_regular_file() || e.path().filename() == "SOURCES.md") continue;
-      std::string rel = d + "/" + e.path().filename().string();
-      out.push_back({"corpus_" + GoldenName(rel), rel, dossier::testing::Slurp(e.path())});
-    }
-  }
-  std::sort(out.begin(), out.end(),
-            [](const Input& a, const Input& b) { return a.golden < b.golden; });
-  return out;
-}
-
-// What a user reads of an import, one line per item so a change is a small diff: each part's
-// line range, format, what it took or why it was not read; every note; every fact the machine
-// holds with its source (or unknown with its reason); and each measurement record the import
-// appends, at a fixed time.
 // Which importer's starts() says yes at which line of the paste, and each importer's detect()
 // score of every part the session splits into: the two decide what a part is read as, and a
 // change to either shows here before it changes a format.
@@ -131,7 +82,7 @@ std::string Snapshot(const ImportRun& run) {
 }
 
 TEST(ImportSnapshot, EveryRealPasteImportsAsItsGoldenFile) {
-  std::vector<Input> inputs = RealInputs();
+  std::vector<testing::RealPaste> inputs = testing::RealPastes();
   ASSERT_GE(inputs.size(), 200u) << "the samples or the corpus were not found";
   for (const auto& in : inputs) {
     SCOPED_TRACE(in.name);
