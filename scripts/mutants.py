@@ -592,6 +592,22 @@ class Runner:
         return mo.group(1) if mo else ""
 
 
+def spread_sample(files, per_file, want, rng):
+    """`want` mutants spread over the files in turn, each file's own order shuffled by rng, so that
+    every file a change touched gets its share. With more files than mutants, the turn goes round
+    the files in an order rng shuffles: in the files' own order the first `want` files alone
+    (alphabetically) were ever sampled. With as many mutants as files or more, every file gets its
+    share in either order and the order is kept, so earlier seeds give the same sample."""
+    queues = {f: rng.sample(per_file[f], len(per_file[f])) for f in files}
+    order = rng.sample(files, len(files)) if want < len(files) else files
+    sample = []
+    while len(sample) < want:
+        for f in order:
+            if queues[f] and len(sample) < want:
+                sample.append(queues[f].pop())
+    return sample
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -649,15 +665,8 @@ def main():
         texts[f] = open(f, encoding="utf-8").read()
         per_file[f] = generate(f, texts[f], ops)
     total = sum(len(v) for v in per_file.values())
-    # The sample is spread over the files in turn (each file's own order shuffled by the seed), so
-    # that every file a change touched gets its share.
-    queues = {f: rng.sample(per_file[f], len(per_file[f])) for f in files}
     want = total if args.sample <= 0 else min(args.sample, total)
-    sample = []
-    while len(sample) < want:
-        for f in files:
-            if queues[f] and len(sample) < want:
-                sample.append(queues[f].pop())
+    sample = spread_sample(files, per_file, want, rng)
     sample.sort(key=lambda m: (m.path, m.first, OPERATORS.index(m.op)))
     print(f"mutants: seed {seed}; {total} mutants in {len(files)} file(s), {len(sample)} sampled", file=sys.stderr)
 

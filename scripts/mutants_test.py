@@ -118,6 +118,27 @@ class Skipped(unittest.TestCase):
         self.assertFalse(M.is_test_file("src/cli/serve_bench.cc"))  # a command, not a benchmark
 
 
+class Sample(unittest.TestCase):
+    def test_more_files_than_mutants_reaches_past_the_first_files(self):
+        files = [f"src/x/f{i:02}.cc" for i in range(30)]
+        per_file = {f: [f + ":1", f + ":2"] for f in files}
+        chosen = set()
+        for seed in range(20):
+            got = M.spread_sample(files, per_file, 5, M.random.Random(seed))
+            self.assertEqual(len(got), 5)
+            self.assertEqual(len({m.split(":")[0] for m in got}), 5)  # one per file
+            chosen |= {m.split(":")[0] for m in got}
+        self.assertGreater(len(chosen - set(files[:5])), 10)
+
+    def test_every_file_gets_its_share_and_a_seed_gives_one_sample(self):
+        files = ["src/a.cc", "src/b.cc", "src/c.cc"]
+        per_file = {f: [f"{f}:{i}" for i in range(10)] for f in files}
+        got = M.spread_sample(files, per_file, 7, M.random.Random(4))
+        self.assertEqual(sorted(sum(1 for m in got if m.startswith(f)) for f in files), [2, 2, 3])
+        self.assertEqual(got, M.spread_sample(files, per_file, 7, M.random.Random(4)))
+        self.assertEqual(len(M.spread_sample(files, per_file, 30, M.random.Random(1))), 30)
+
+
 class Run(unittest.TestCase):
     def test_list_is_deterministic_for_a_seed_and_honours_equivalents(self):
         here = os.path.dirname(os.path.abspath(__file__))
