@@ -399,6 +399,29 @@ TEST(ImportNumactl, FourNodesWithFreeAndDistances) {
   EXPECT_EQ(r.files[0].parts[0].took, "4 NUMA nodes");
 }
 
+// numactl -H after an lscpu that named the same nodes (one paste, two commands): each field
+// numactl says is laid on the node lscpu made, none dropped, lscpu's CPU list replaced by its own.
+TEST(ImportNumactl, AfterLscpuEveryFieldReachesTheNodesItMade) {
+  auto r = ImportString(
+      "$ lscpu | grep -i numa\nNUMA node(s): 2\nNUMA node0 CPU(s): 0-3\nNUMA node1 CPU(s): 4-7\n"
+      "$ numactl -H\navailable: 2 nodes (0-1)\nnode 0 cpus: 0 1 2 3 8\nnode 0 size: 1024 MB\n"
+      "node 0 free: 512 MB\nnode 1 cpus: 4 5 6 7\nnode 1 size: 2048 MB\nnode 1 free: 0 MB\n"
+      "node distances:\nnode   0   1\n  0:  10  32\n  1:  32  10\n");
+  ASSERT_EQ(Formats(r), (std::vector<std::string>{"lscpu", "numactl"}));
+  const Machine& m = r.imported.machine;
+  ASSERT_EQ(m.numa.nodes.size(), 2u);
+  const NumaNode* n0 = MfNode(m, 0);
+  const NumaNode* n1 = MfNode(m, 1);
+  EXPECT_EQ(n0->cpus.value_or(""), "0-3,8");
+  EXPECT_EQ(n0->memory_bytes.value_or(0), 1024ull << 20);
+  EXPECT_EQ(n0->memory_free_bytes.value_or(9), 512ull << 20);
+  EXPECT_EQ(n1->memory_free_bytes.value_or(9), 0u);  // 0 MB free is a fact, not unknown
+  EXPECT_EQ(n0->distances.value_or({}), (std::vector<int64_t>{10, 32}));
+  EXPECT_EQ(n1->distances.value_or({}), (std::vector<int64_t>{32, 10}));
+  EXPECT_EQ(n1->kind.value_or(""), "cpu+memory");
+  EXPECT_EQ(n0->cpus.source, "imported: paste.txt:7 (numactl)");
+}
+
 // A CPU number past any kernel's (the fuzz soak's seed 2 pasted INT64_MAX next to INT64_MAX - 1,
 // and formatting the range overflowed) is damage: the list is not read, the line is named.
 TEST(ImportNumactl, CpuNumbersPastAnyKernelAreNotRead) {

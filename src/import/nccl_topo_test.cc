@@ -15,6 +15,28 @@ std::string NtCorpus(const std::string& f) {
                                  "/tests/corpus/import-nccl-topo-xml/" + f);
 }
 
+// How sure detection is: the <system> line and a line from inside the tree (a CPU, a GPU, a PCI
+// device with its busid) each count; both together are a dump, either alone half of one.
+TEST(NcclTopoImport, DetectionWantsTheSystemLineAndOneFromInside) {
+  const Importer* nt = FindImporter("nccl-topo-xml");
+  ASSERT_NE(nt, nullptr);
+  auto lines = [](std::vector<std::string> t) {
+    Lines out;
+    for (size_t i = 0; i < t.size(); ++i) out.push_back({i + 1, t[i]});
+    return out;
+  };
+  const std::string sys = "<system version=\"1\">";
+  for (const char* inner : {"  <cpu numaid=\"0\" affinity=\"ff\">", "<gpu dev=\"0\" sm=\"90\">",
+                            "    <pci busid=\"0000:01:00.0\" class=\"0x030200\">"}) {
+    SCOPED_TRACE(inner);
+    EXPECT_EQ(nt->detect(lines({sys, inner, "</system>"})), 95);
+    EXPECT_EQ(nt->detect(lines({inner})), 50);
+  }
+  EXPECT_EQ(nt->detect(lines({"<system>"})), 50);
+  EXPECT_EQ(nt->detect(lines({sys, "<pci link=\"x\">", "<nic>"})), 50);  // a pci without busid
+  EXPECT_EQ(nt->detect(lines({"<cpux>", "gpu dev=0"})), 0);
+}
+
 TEST(NcclTopoImport, GpusNumaLinksAndLevelsFromTheTreeShape) {
   ImportRun run = ImportString(NtCorpus("hgx-like-two-sockets.xml"));
   EXPECT_EQ(Formats(run), std::vector<std::string>{"nccl-topo-xml"});
