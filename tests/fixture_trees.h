@@ -20,9 +20,25 @@
 namespace dossier::testing {
 
 inline const std::vector<std::string>& FixtureTreeNames() {
-  static const std::vector<std::string> kNames = {
-      "seed-guest",   "seed-host",    "baremetal-switch", "i440fx-guest", "seed-guest-unprivileged",
-      "libvirt-host", "libvirt-guest"};
+  // The story's machines first, then the trees made for one probe's edge (a CPU topology without
+  // core ids, an s390's books and drawers, a kernel without /sys/kernel…): their reports are
+  // golden files too, so a probe's reading of an odd machine cannot change unseen.
+  static const std::vector<std::string> kNames = {"seed-guest",
+                                                  "seed-host",
+                                                  "baremetal-switch",
+                                                  "i440fx-guest",
+                                                  "seed-guest-unprivileged",
+                                                  "libvirt-host",
+                                                  "libvirt-guest",
+                                                  "amd-two-die",
+                                                  "arm64-no-core-id",
+                                                  "mask-only",
+                                                  "no-cpuinfo",
+                                                  "no-sys-kernel",
+                                                  "numa-overlap",
+                                                  "power-package-unknown",
+                                                  "s390-books-drawers",
+                                                  "seed-host-before-acs"};
   return kNames;
 }
 

@@ -89,6 +89,18 @@ void CheckPciMappings(const std::string& node, const PciInfo& pci, const std::st
       }
     }
   }
+  // Every entry's problem is said: none where the entry matches its device, else why it was not
+  // checked (a null without its reason would read as a fact nobody looked at).
+  for (auto& m : *mappings)
+    for (auto& e : m.entries) {
+      if (e.problem.known() || !e.problem.unknown.empty()) continue;
+      if (e.status.known() && *e.status == "ok")
+        e.problem.Unknown("none: the configured ids and IOMMU group match the device",
+                          e.status.source);
+      else
+        e.problem.Unknown("not checked: " + (e.status.known() ? *e.status : e.status.unknown),
+                          e.status.source);
+    }
 }
 
 }  // namespace dossier::hypervisor

@@ -129,18 +129,35 @@ void ProxmoxVms(const RootFs& fs, std::map<int64_t, QemuProcess>* procs, Hypervi
       pidfile = "/run/qemu-server/" + std::to_string(id) + ".pid";
       pidtext = fs.Read(pidfile, 64);
     }
+    // Without a pid file that names this VM's QEMU (none captured, removed, or stale), a QEMU
+    // process started with this VM's "-id" is still this VM running: it is never said not running
+    // while its QEMU runs, nor listed a second time as a QEMU of neither Proxmox nor libvirt.
+    auto by_id = [&]() -> std::map<int64_t, QemuProcess>::iterator {
+      for (auto it = procs->begin(); it != procs->end(); ++it)
+        if (!it->second.claimed && it->second.cmd.vmid == std::to_string(id)) return it;
+      return procs->end();
+    };
+    std::string no_pid;  // why the pid file did not lead to this VM's QEMU
+    std::map<int64_t, QemuProcess>::iterator it = procs->end();
     if (!pidtext) {
-      NotRunning(&vm, "no pid file (" + ReasonFor(pidtext.error()) + ")", pidfile);
+      no_pid = "no pid file (" + ReasonFor(pidtext.error()) + ")";
     } else if (auto pid = ParseInt(Trim(*pidtext)); !pid) {
-      NotRunning(&vm, "pid file holds '" + std::string(Trim(*pidtext)) + "'", pidfile);
-    } else if (auto it = procs->find(*pid);
+      no_pid = "pid file holds '" + std::string(Trim(*pidtext)) + "'";
+    } else if (it = procs->find(*pid);
                it == procs->end() ||
                (!it->second.cmd.vmid.empty() && it->second.cmd.vmid != std::to_string(id))) {
-      NotRunning(&vm, "pid " + std::to_string(*pid) + " from the pid file is not this VM's QEMU",
-                 pidfile);
+      no_pid = "pid " + std::to_string(*pid) + " from the pid file is not this VM's QEMU";
+      it = procs->end();
+    }
+    if (!no_pid.empty()) it = by_id();
+    if (it == procs->end()) {
+      NotRunning(&vm, no_pid, pidfile);
     } else {
-      vm.running = Known(true, pidfile);
-      vm.pid = Known(*pid, pidfile);
+      const std::string src = no_pid.empty() ? pidfile
+                                             : it->second.source + " (-id " + std::to_string(id) +
+                                                   "; " + no_pid + " at " + pidfile + ")";
+      vm.running = Known(true, src);
+      vm.pid = Known(it->first, src);
       it->second.claimed = true;
       ApplyCmdline(it->second, &vm);
       for (const auto& p : it->second.cmd.problems) hv->problems.push_back(p);
