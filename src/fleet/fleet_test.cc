@@ -279,6 +279,20 @@ TEST(FleetReader, ReadsRecordsOutputsAndDossiersAndNamesDamagedFiles) {
   EXPECT_NE(warnings[0].find("c.json:3: not valid JSON"), std::string::npos) << warnings[0];
   EXPECT_NE(warnings[1].find("d.json: not valid JSON ("), std::string::npos) << warnings[1];
   EXPECT_NE(warnings[1].find("number overflow"), std::string::npos) << warnings[1];
+  // The parser's message quotes the number: a long one is cut at 120 characters, marked.
+  testing::TempDir l;
+  l.Write("e.json", "{\"x\": 1" + std::string(200, '0') + "e309}");
+  std::vector<std::string> long_warnings;
+  ASSERT_TRUE(ReadFleet(
+                  {l.path()}, [](const NodeFacts&) {},
+                  [&](std::string w) { long_warnings.push_back(std::move(w)); })
+                  .ok());
+  ASSERT_EQ(long_warnings.size(), 1u);
+  const std::string what = "[json.exception.out_of_range.406] number overflow parsing '1" +
+                           std::string(200, '0') + "e309'";
+  EXPECT_NE(long_warnings[0].find("e.json: not valid JSON (" + what.substr(0, 120) + "…)"),
+            std::string::npos)
+      << long_warnings[0];
 
   auto missing = ReadFleet(
       {t.path() + "/nope"}, [](const NodeFacts&) {}, [](std::string) {});

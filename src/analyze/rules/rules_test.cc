@@ -440,7 +440,15 @@ TEST(RuleP2pMeasurements, CorruptedIsCriticalAndStaleAfterAReboot) {
   EXPECT_TRUE(f->stale.empty());
   EXPECT_NE(f->evidence[0].value.find("byte 4096"), std::string::npos);
   v.machines[0].p2p[0].boot_id = "an-earlier-boot";
-  EXPECT_FALSE(Find(RunOn(v), "p2p.bytes-corrupted")->stale.empty());
+  EXPECT_EQ(Find(RunOn(v), "p2p.bytes-corrupted")->stale,
+            "the p2p measurement ran in boot an-earli, before the machine's latest reboot");
+  // A measurement without a boot id (an import) or a machine whose boot is unknown: nothing to
+  // compare, so not stale.
+  v.machines[0].p2p[0].boot_id = "";
+  EXPECT_EQ(Find(RunOn(v), "p2p.bytes-corrupted")->stale, "");
+  v.machines[0].p2p[0].boot_id = "an-earlier-boot";
+  v.machines[0].machine.boot_id.Unknown("not recorded", "test");
+  EXPECT_EQ(Find(RunOn(v), "p2p.bytes-corrupted")->stale, "");
   v.machines[0].p2p[0].results[0].verdict = "ok";
   EXPECT_FALSE(Fires(v, "p2p.bytes-corrupted"));
 }
