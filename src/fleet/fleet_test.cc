@@ -147,6 +147,20 @@ TEST(Fleet, NamesTheNodeWithANarrowLinkAndOtherDrift) {
   EXPECT_NE(md.find("n7"), std::string::npos);
 }
 
+// A node that differs for several reasons has one row, its reasons on lines of that cell (a
+// Markdown table cell holds no newline), each escaped; a node with one reason has no break.
+TEST(FleetMarkdown, ANodeThatDiffersTwiceHasOneRowWithBothReasons) {
+  FleetReport r;
+  r.outliers["n7"] = {"GPU 3 PCIe link: Gen5 x8", "NVIDIA driver: 575|57"};
+  r.outliers["n2"] = {"BIOS version: 1.2"};
+  std::string md = FleetMarkdown(r);
+  EXPECT_NE(md.find("## Nodes that differ"), std::string::npos);
+  EXPECT_NE(md.find("| n7 | GPU 3 PCIe link: Gen5 x8<br>NVIDIA driver: 575\\|57 |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| n2 | BIOS version: 1.2 |"), std::string::npos) << md;
+}
+
 TEST(Fleet, FactMissingOnANodeIsNotCaptured) {
   FleetComparer c;
   for (int i = 0; i < 4; ++i) {

@@ -381,4 +381,20 @@ TEST(MappingCheck, AsProxmoxChecksAtVmStart) {
 }
 
 }  // namespace
+// Each form Proxmox and QEMU write a PCI address in, the function filled only where none was
+// written (an explicit .0 stays .0 whatever the default), and each way a text is not one.
+TEST(FullPciAddress, EachFormAndEachRefusal) {
+  EXPECT_EQ(FullPciAddress("01:00"), "0000:01:00.0");
+  EXPECT_EQ(FullPciAddress("01:00", 3), "0000:01:00.3");
+  EXPECT_EQ(FullPciAddress("01:00.0", 3), "0000:01:00.0");
+  EXPECT_EQ(FullPciAddress("0000:01:00.0", 5), "0000:01:00.0");
+  EXPECT_EQ(FullPciAddress("1:0.0"), "0000:01:00.0");
+  EXPECT_EQ(FullPciAddress(" 0001:C1:1F.7 "), "0001:c1:1f.7");
+  EXPECT_TRUE(IsWholeDevice("0000:01:00"));
+  EXPECT_FALSE(IsWholeDevice("0000:01:00.0"));
+  for (const char* bad : {"", "01", "01:20.0", "01:00.8", "00001:01:00.0", "001:00.0", "zz:00.0",
+                          "01:00.0.1", "a:b:c:d"})
+    EXPECT_EQ(FullPciAddress(bad), "") << bad;
+}
+
 }  // namespace dossier::hypervisor
