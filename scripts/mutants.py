@@ -507,10 +507,18 @@ class Runner:
 
     def sync(self):
         """The copy gets the checkout's tracked and untracked (not ignored) files; equal files are
-        left alone, times too, so the build stays incremental."""
+        left alone, times too, so the build stays incremental. A file the checkout no longer has
+        (moved or deleted) is removed from the copy: left there, a test moved to another
+        directory was compiled twice (the glob finds both) and the copy did not build."""
         names = git("ls-files", "-co", "--exclude-standard", "-z", cwd=self.top).split("\0")
+        keep = {n for n in names if n}
+        for root, _dirs, files in os.walk(self.src):
+            for fn in files:
+                rel = os.path.relpath(os.path.join(root, fn), self.src)
+                if rel not in keep:
+                    os.remove(os.path.join(root, fn))
         h = hashlib.sha256()
-        for f in sorted(n for n in names if n):
+        for f in sorted(keep):
             p = os.path.join(self.top, f)
             if not os.path.isfile(p) or os.path.islink(p):
                 continue

@@ -139,6 +139,29 @@ class Sample(unittest.TestCase):
         self.assertEqual(len(M.spread_sample(files, per_file, 30, M.random.Random(1))), 30)
 
 
+class Sync(unittest.TestCase):
+    def test_the_copy_follows_the_checkout_files_moved_or_deleted_included(self):
+        with tempfile.TemporaryDirectory() as top:
+            run = lambda *a: subprocess.run(["git", *a], cwd=top, check=True, capture_output=True)
+            run("init", "-q")
+            os.makedirs(os.path.join(top, "src/a"))
+            for f in ("src/a/x_test.cc", "src/a/keep.cc"):
+                with open(os.path.join(top, f), "w") as fh:
+                    fh.write(f)
+            with open(os.path.join(top, ".gitignore"), "w") as fh:
+                fh.write("build-mutation/\n")
+            args = M.argparse.Namespace(dir="build-mutation")
+            r = M.Runner(args, top)
+            r.sync()
+            self.assertTrue(os.path.exists(os.path.join(r.src, "src/a/x_test.cc")))
+            os.makedirs(os.path.join(top, "src/a/b"))
+            os.rename(os.path.join(top, "src/a/x_test.cc"), os.path.join(top, "src/a/b/x_test.cc"))
+            r.sync()
+            self.assertFalse(os.path.exists(os.path.join(r.src, "src/a/x_test.cc")))
+            self.assertTrue(os.path.exists(os.path.join(r.src, "src/a/b/x_test.cc")))
+            self.assertTrue(os.path.exists(os.path.join(r.src, "src/a/keep.cc")))
+
+
 class Run(unittest.TestCase):
     def test_list_is_deterministic_for_a_seed_and_honours_equivalents(self):
         here = os.path.dirname(os.path.abspath(__file__))

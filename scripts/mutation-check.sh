@@ -64,6 +64,11 @@ fi
 # so an interrupted run leaves nothing behind. Files already there and equal are left alone
 # (their times too), which keeps the rebuild incremental.
 mkdir -p "$src"
+# A file the checkout no longer has (moved or deleted) leaves the copy: left there, a test moved
+# to another directory was compiled twice (the test glob finds both) and the copy did not build.
+git ls-files -co --exclude-standard | LC_ALL=C sort > "$work/.files"
+(cd "$src" && find . -type f | sed 's|^\./||' | LC_ALL=C sort) | LC_ALL=C comm -23 - "$work/.files" |
+  while IFS= read -r f; do rm -f "$src/$f"; done
 git ls-files -co --exclude-standard | while IFS= read -r f; do
   [ -f "$f" ] || continue
   if ! cmp -s "$f" "$src/$f"; then
