@@ -45,12 +45,7 @@ std::string Conclusions(const import::ImportRun& run, const std::string& file) {
     out.push_back({{"machine", m.at("name")},
                    {"verdicts", m.value("verdicts", nlohmann::json())},
                    {"findings", m.value("findings", nlohmann::json())}});
-  std::string text = out.dump(1) + "\n";
-  // Sources name the file on every line: "@N" for "imported: FILE:N".
-  const std::string from = "imported: " + file + ":";
-  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + 1))
-    text.replace(at, from.size(), "@");
-  return text;
+  return import::testing::ShortenSources(out.dump(1) + "\n", file);
 }
 
 TEST(PastedVerdicts, EveryRealPasteIsJudgedAsItsGoldenFile) {

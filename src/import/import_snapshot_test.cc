@@ -48,14 +48,6 @@ std::string Detection(const std::string& text, const std::string& name) {
   return out;
 }
 
-// Sources name the file on every line; the snapshot says "@N" for "imported: FILE:N".
-std::string Shorten(std::string s, const std::string& file) {
-  const std::string from = "imported: " + file + ":";
-  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + 1))
-    s.replace(at, from.size(), "@");
-  return s;
-}
-
 std::string Snapshot(const ImportRun& run) {
   std::string out;
   for (const auto& f : run.files) {
@@ -91,7 +83,7 @@ TEST(ImportSnapshot, EveryRealPasteImportsAsItsGoldenFile) {
     Status s = ImportText(in.text, in.name, nullptr, &run);
     std::string got = Detection(in.text, in.name) +
                       (s.ok() ? Snapshot(run) : "refused: " + s.error().message + "\n");
-    got = Shorten(std::move(got), in.name);
+    got = testing::ShortenSources(std::move(got), in.name);
     dossier::testing::ExpectMatchesGolden("import/" + in.golden + ".txt", got);
   }
 }

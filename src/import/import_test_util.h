@@ -97,4 +97,12 @@ inline std::vector<RealPaste> RealPastes() {
 // holds with its source (or unknown with its reason); and each measurement record the import
 // appends, at a fixed time.
 
+// Sources name the file on every line; snapshots say "@N" for "imported: FILE:N".
+inline std::string ShortenSources(std::string s, const std::string& file) {
+  const std::string from = "imported: " + file + ":";
+  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + 1))
+    s.replace(at, from.size(), "@");
+  return s;
+}
+
 }  // namespace dossier::import::testing
