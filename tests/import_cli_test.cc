@@ -355,5 +355,46 @@ TEST(NoteMeasurement, TypedInFiguresAreMeasurements) {
             2);
 }
 
+// A machine known only from pastes is the same whether its pastes are imported in one run or one
+// run each (a person pastes `numactl -H` on Monday and the VM's start error on Tuesday): every
+// family of every file reaches the report, none only because it came first. Eight formats of one
+// consistent host, none overlapping another.
+TEST(ImportCli, OneRunOrOneRunPerFileGiveTheSameMachine) {
+  TempDir t;
+  const std::string c = std::string(DOSSIER_SOURCE_DIR) + "/tests/corpus/";
+  const std::vector<std::string> files = {
+      c + "import-numactl/four-nodes-xeon-28c.txt",
+      c + "import-dmidecode/seed-host-full.txt",
+      c + "import-vm-start-error/seed-qm-start-mapping-mismatch.txt",
+      c + "import-topo-p2p/h100-ansi.txt",
+      c + "import-qemu-server-conf/andrei-paul-win10-nvidia-gpu-100-ansi.txt",
+      c + "import-server-log/sglang-qwen3-235b-fp8-tp4.txt",
+      c + "import-iommu-groups/duo-ansi.txt",
+      c + "import-kernel-log/dmesg-ansi.txt"};
+  std::vector<std::string> one = {"import", "-q", "--machine", "m", "--dossier", t.path() + "/one"};
+  one.insert(one.end(), files.begin(), files.end());
+  auto r = Imp(one);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const auto& f : files) {
+    auto e = Imp({"import", "-q", "--machine", "m", "--dossier", t.path() + "/many", f});
+    ASSERT_EQ(e.exit_code, 0) << f << ": " << e.err;
+  }
+  auto machine = [&](const std::string& d) {
+    auto rep = Imp({"report", "--dossier", d, "--format", "json"});
+    EXPECT_EQ(rep.exit_code, 0) << rep.err;
+    nlohmann::json m = nlohmann::json::parse(rep.out)["machines"].at(0);
+    for (const char* k : {"imports", "record", "coverage"}) m.erase(k);  // which runs, and when
+    return m;
+  };
+  nlohmann::json a = machine(t.path() + "/one"), b = machine(t.path() + "/many");
+  ASSERT_EQ(a["numa"]["nodes"].size(), 4u);
+  ASSERT_EQ(a["hypervisor"]["start_errors"].size(), 1u);
+  ASSERT_FALSE(a["dmi"]["memory_devices"].empty());
+  EXPECT_EQ(b["numa"]["nodes"], a["numa"]["nodes"]);
+  EXPECT_EQ(b["hypervisor"]["start_errors"], a["hypervisor"]["start_errors"]);
+  EXPECT_EQ(b["dmi"]["memory_devices"], a["dmi"]["memory_devices"]);
+  EXPECT_EQ(nlohmann::json::diff(a, b), nlohmann::json::array());
+}
+
 }  // namespace
 }  // namespace dossier

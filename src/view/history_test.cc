@@ -170,5 +170,70 @@ TEST(History, ABrokenNotesFileIsAWarningWithItsLine) {
   EXPECT_NE(v->warnings.back().find("missing 'do'"), std::string::npos);
 }
 
+// Only a later record of this machine says it rebooted: one of another machine, one whose host
+// name is another's, or one without a host name beside a collect of a captured tree (another
+// machine's files) says nothing of this machine's boot. Each row changes one thing.
+TEST(History, OnlyALaterRecordOfThisMachineInAnotherBootMakesItStale) {
+  struct Row {
+    const char* what;
+    const char* record_machine;
+    const char* record_host;  // nullptr: the record has no host name
+    const char* record_boot;
+    const char* record_time;
+    const char* collect_root;  // nullptr: a collect of the live machine without "root"
+    bool stale;
+  };
+  const std::vector<Row> rows = {
+      {"same machine, later, other boot", "switchbox", nullptr, "boot-b", "2026-12-02", nullptr,
+       true},
+      {"another machine's record", "other", nullptr, "boot-b", "2026-12-02", nullptr, false},
+      {"same boot", "switchbox", nullptr, "boot-a", "2026-12-02", nullptr, false},
+      {"earlier than the collect", "switchbox", nullptr, "boot-b", "2026-11-30", nullptr, false},
+      {"the same host name", "switchbox", "sb1", "boot-b", "2026-12-02", nullptr, true},
+      {"another host name", "switchbox", "elsewhere", "boot-b", "2026-12-02", nullptr, false},
+      {"no host name, captured tree", "switchbox", nullptr, "boot-b", "2026-12-02", "/tmp/tree",
+       false},
+      {"no host name, root /", "switchbox", nullptr, "boot-b", "2026-12-02", "/", true},
+      {"host name, captured tree", "switchbox", "sb1", "boot-b", "2026-12-02", "/tmp/tree", true},
+  };
+  for (const auto& r : rows) {
+    SCOPED_TRACE(r.what);
+    testing::TempDir t;
+    DossierDir d(t.path() + "/dossier");
+    Machine m = Boot(testing::SwitchBox(), "boot-a");
+    m.hostname = Known(std::string("sb1"), "/etc/hostname");
+    nlohmann::json doc = {{"kind", "collect"}, {"time", "2026-12-01T10:00:00Z"}};
+    if (r.collect_root) doc["root"] = r.collect_root;
+    doc["machine"] = MachineToJson(m);
+    ASSERT_TRUE(d.Append(doc, m.name).ok());
+    if (std::string(r.record_machine) != "switchbox") {
+      Machine other = testing::SwitchBox();
+      other.name = r.record_machine;
+      AddCollect(d, Boot(other, "boot-x"), "2026-12-01T09:00:00Z");
+    }
+    nlohmann::json rec = {{"kind", "import"},
+                          {"time", std::string(r.record_time) + "T09:00:00Z"},
+                          {"machine", r.record_machine},
+                          {"boot_id", r.record_boot}};
+    if (r.record_host) rec["hostname"] = r.record_host;
+    ASSERT_TRUE(d.Append(rec, r.record_machine).ok());
+    auto v = LoadView(d);
+    ASSERT_TRUE(v.ok()) << v.error().message;
+    const MachineView* mv = v->Find("switchbox");
+    ASSERT_NE(mv, nullptr);
+    if (r.stale) {
+      EXPECT_EQ(mv->stale,
+                "collected in boot boot-a (2026-12-01T10:00:00Z); a import record at " +
+                    std::string(r.record_time) +
+                    "T09:00:00Z ran in boot boot-b: the machine has rebooted since. Run 'dossier "
+                    "collect' again.");
+      EXPECT_EQ(mv->machine.cpu.model.stale, "collected in boot boot-a, before the latest reboot");
+    } else {
+      EXPECT_EQ(mv->stale, "");
+      EXPECT_EQ(mv->machine.cpu.model.stale, "");
+    }
+  }
+}
+
 }  // namespace
 }  // namespace dossier

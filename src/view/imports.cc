@@ -90,7 +90,9 @@ void OverlayImport(Machine* base, const Machine& imported, const std::string& ba
     auto it = before.find(path);
     if (it == before.end() || !it->second.known || it->second.value.empty()) continue;
     if (it->second.value == f.value) continue;
-    if (path == "/name") continue;
+    // The name, and whether this record's run loaded the driver's library (a collect on a vfio
+    // host did not, a pasted nvidia-smi -q did): states of the records, not facts that disagree.
+    if (path == "/name" || path == "/nvml/loaded") continue;
     FactDisagreement d;
     d.path = path;
     if (side.newer) {
@@ -156,12 +158,45 @@ void OverlayImport(Machine* base, const Machine& imported, const std::string& ba
   AppendMissing(
       &base->kernel_log.pci_problems, imported.kernel_log.pci_problems,
       [](const PciProblem& p) { return p.message; }, why);
+  // NUMA nodes (numactl -H after an lscpu or lspci paste), CUDA toolkits, Python environments,
+  // server processes and VM start errors pasted in a later import: appended by their key, so a
+  // second `dossier import` of the same machine adds them as the first did.
+  AppendMissing(
+      &base->numa.nodes, imported.numa.nodes, [](const NumaNode& n) { return n.id; }, why);
+  std::stable_sort(base->numa.nodes.begin(), base->numa.nodes.end(),
+                   [](const NumaNode& a, const NumaNode& b) { return a.id < b.id; });
+  AppendMissing(
+      &base->software.cuda_toolkits, imported.software.cuda_toolkits,
+      [](const CudaToolkit& t) { return t.path; }, why);
+  AppendMissing(
+      &base->software.python_envs, imported.software.python_envs,
+      [](const PythonEnv& e) { return e.fs_root + "\n" + e.path; }, why);
+  AppendMissing(
+      &base->servers, imported.servers, [](const Server& s) { return s.pid; }, why);
+  AppendMissing(
+      &base->hypervisor.start_errors, imported.hypervisor.start_errors,
+      [](const VmStartError& e) { return e.vmid.value_or("") + "\n" + e.message.value_or(""); },
+      why);
+  // The DIMMs of one dmidecode paste describe the machine's slots together: taken whole.
+  if (!imported.dmi.memory_devices.empty() && (base->dmi.memory_devices.empty() || side.newer)) {
+    base->dmi.memory_devices = imported.dmi.memory_devices;
+    for (auto& d : base->dmi.memory_devices) MarkStale(&d, why);
+  }
+  for (const auto& [k, v] : imported.software.env)
+    if (side.newer || !base->software.env.count(k)) base->software.env[k] = v;
+  for (const auto& e : imported.nvml.pair_errors)
+    if (std::find(base->nvml.pair_errors.begin(), base->nvml.pair_errors.end(), e) ==
+        base->nvml.pair_errors.end())
+      base->nvml.pair_errors.push_back(e);
   for (auto& g : base->iommu.groups)
     for (const auto& ig : imported.iommu.groups)
       if (g.id == ig.id && (g.devices.empty() || side.newer) && !ig.devices.empty())
         g.devices = ig.devices;
   auto& t = base->topology;
   const auto& it = imported.topology;
+  // The pair levels a collect derives from its own PCI walk stand; an NCCL topology dump's levels
+  // fill a machine that has none.
+  TakeMatrix(&t.gpu_levels, it.gpu_levels, false);
   TakeMatrix(&t.nvml_levels, it.nvml_levels, side.newer);
   TakeMatrix(&t.gpu_nic_levels, it.gpu_nic_levels, side.newer);
   TakeMatrix(&t.nic_levels, it.nic_levels, side.newer);

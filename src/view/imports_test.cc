@@ -2,9 +2,15 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "model/fact_paths.h"
+#include "model/json_io.h"
+#include "model/visit.h"
+#include "tests/temp_dir.h"
 
 namespace dossier {
 namespace {
@@ -116,6 +122,109 @@ TEST(OverlayImport, ListsTakeOnlyTheElementsTheMachineLacks) {
     EXPECT_EQ(base.hypervisor.vms[1].id, "101");
     ASSERT_EQ(base.hypervisor.pci_mappings.size(), 2u);
     EXPECT_EQ(base.hypervisor.pci_mappings[1].name, "gpu1");
+  }
+}
+
+// A machine of every family, as the report writes it (the golden of a fixture tree's collect).
+Machine GoldenMachine(const char* name) {
+  nlohmann::json doc = nlohmann::json::parse(
+      testing::Slurp(std::string(DOSSIER_SOURCE_DIR) + "/tests/golden/" + name + ".json"));
+  std::vector<std::string> w;
+  return MachineFromJson(doc.at("machines").at(0), &w);
+}
+
+// A machine with every list holding an element and every leaf a value: a list or field added to
+// the model later is filled here without this test changing, so an overlay that forgets it fails.
+struct Filler {
+  int n = 0;
+  template <class T>
+  static constexpr bool kIsMap = requires {
+    typename T::mapped_type;
+  };
+
+  template <class V>
+  void Plain(V* v) {
+    ++n;
+    if constexpr (std::is_same_v<V, std::string>) {
+      *v = "v" + std::to_string(n);
+    } else if constexpr (std::is_same_v<V, bool>) {
+      *v = true;
+    } else if constexpr (std::is_arithmetic_v<V>) {
+      *v = static_cast<V>(n);
+    } else if constexpr (std::is_same_v<V, std::vector<std::string>>) {
+      *v = {"e" + std::to_string(n)};
+    } else if constexpr (std::is_same_v<V, std::vector<int64_t>>) {
+      *v = {n};
+    } else if constexpr (std::is_same_v<V, std::vector<std::vector<std::string>>>) {
+      *v = {{"X", "c" + std::to_string(n)}, {"c" + std::to_string(n), "X"}};
+    } else if constexpr (kIsMap<V>) {
+      typename V::mapped_type m{};
+      if constexpr (std::is_same_v<typename V::mapped_type, std::string>)
+        m = "m" + std::to_string(n);
+      (*v)["k" + std::to_string(n)] = m;
+    }
+  }
+  template <class T>
+  void operator()(const char*, T& v) {
+    if constexpr (IsFactType<T>::value) {
+      std::remove_reference_t<decltype(*v.value)> x{};
+      Plain(&x);
+      v.Set(std::move(x), "imported: f.txt:" + std::to_string(n) + " (test)");
+    } else if constexpr (Visitable<T>) {
+      v.visit(*this);
+    } else if constexpr (VisitableVector<T>) {
+      if (v.empty()) v.emplace_back();
+      for (auto& e : v) e.visit(*this);
+    } else {
+      Plain(&v);
+    }
+  }
+};
+
+Machine FilledMachine() {
+  Machine m;
+  Filler f;
+  m.visit(f);
+  m.name = "filled";
+  return m;
+}
+
+// Everything an import says reaches a machine that knew nothing: every leaf of a full machine (the
+// seed guest's and host's collects: devices, GPUs, matrices, NUMA, software, servers, VMs,
+// mappings, the driver's library), older or newer, arrives with its value and source (an
+// unknown leaf's reason is the importing record's own and is not carried). A leaf the
+// overlay forgot (one field of one struct) is one path missing here.
+TEST(OverlayImport, EveryLeafOfAFullMachineReachesAnEmptyOne) {
+  for (const char* golden : {"filled", "seed-guest", "seed-host", "libvirt-host"}) {
+    const Machine imported =
+        std::string(golden) == "filled" ? FilledMachine() : GoldenMachine(golden);
+    const auto want = Flatten(imported);
+    ASSERT_GT(want.size(), 200u) << golden;
+    for (bool newer : {false, true}) {
+      SCOPED_TRACE(std::string(golden) + (newer ? " newer" : " older"));
+      Machine base;
+      base.name = imported.name;
+      std::vector<FactDisagreement> d;
+      OverlayImport(&base, imported, "collect", {"import", newer}, "older", &d);
+      for (const auto& x : d) ADD_FAILURE() << "disagreement: " << x.path << ": " << x.kept;
+      const auto got = Flatten(base);
+      int missing = 0;
+      for (const auto& [path, f] : want) {
+        if (!f.known) continue;  // an unknown says why this record could not read it: not news
+        // Why a collect could not load the driver's library is that collect's own; an import
+        // never loads one.
+        if (path == "/nvml/error") continue;
+        auto it = got.find(path);
+        if (it == got.end()) {
+          if (++missing < 20) ADD_FAILURE() << "not overlaid: " << path << " = " << f.value;
+          continue;
+        }
+        EXPECT_EQ(it->second.value, f.value) << path;
+        EXPECT_EQ(it->second.source, f.source) << path;
+        EXPECT_TRUE(it->second.known) << path;
+      }
+      EXPECT_EQ(missing, 0);
+    }
   }
 }
 

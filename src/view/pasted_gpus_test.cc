@@ -106,5 +106,63 @@ TEST(PastedGpus, AGpuWithAnAddressJoinsByAddressNotByIndex) {
   EXPECT_EQ(m.gpus[1].numa_node.source, "imported: q.txt:4 (nvidia-smi-query)");
 }
 
+// What the naming paste already says stands; another paste fills only what it lacks, field by
+// field (the name, the NUMA node, the driver, the CPU affinity), and a field neither knows stays
+// unknown. Each field is tried known on the lspci side alone, on the topo -m side alone, on both
+// sides with different values, and on neither.
+TEST(PastedGpus, AnotherPasteFillsOnlyWhatTheNamingPasteLacks) {
+  enum Side { kNeither, kLspci, kTopo, kBoth };
+  for (Side side : {kNeither, kLspci, kTopo, kBoth}) {
+    SCOPED_TRACE(side);
+    Machine m;
+    PciDevice d = PastedDevice("0000:11:00.0", "NVIDIA Corporation GH100 [H100 SXM5 80GB]");
+    Gpu t;  // topo -m: no address, index 0 of one GPU
+    t.index = 0;
+    if (side == kLspci || side == kBoth) {
+      d.numa_node.Set(1, "lspci");
+      d.driver.Set("vfio-pci", "lspci");
+      d.local_cpus.Set("0-7", "lspci");
+    }
+    if (side == kTopo || side == kBoth) {
+      t.name.Set("from topo", "topo");
+      t.numa_node.Set(3, "topo");
+      t.driver.Set("nvidia", "topo");
+      t.cpu_affinity.Set("8-15", "topo");
+    }
+    m.pci.devices = {d};
+    m.gpus = {t};
+    GpusFromPastes(&m);
+    ASSERT_EQ(m.gpus.size(), 1u);
+    const Gpu& g = m.gpus[0];
+    switch (side) {
+      case kNeither:
+        EXPECT_FALSE(g.numa_node.known());
+        EXPECT_FALSE(g.driver.known());
+        EXPECT_FALSE(g.cpu_affinity.known());
+        break;
+      case kLspci:
+      case kBoth:
+        EXPECT_EQ(g.numa_node.value_or(-9), 1);
+        EXPECT_EQ(g.numa_node.source, "lspci");
+        EXPECT_EQ(g.driver.value_or(""), "vfio-pci");
+        EXPECT_EQ(g.cpu_affinity.value_or(""), "0-7");
+        break;
+      case kTopo:
+        EXPECT_EQ(g.numa_node.value_or(-9), 3);
+        EXPECT_EQ(g.numa_node.source, "topo");
+        EXPECT_EQ(g.driver.value_or(""), "nvidia");
+        EXPECT_EQ(g.cpu_affinity.value_or(""), "8-15");
+        break;
+    }
+    // The name: lspci's device name identifies it whenever the naming paste has one.
+    if (side == kTopo || side == kBoth) {
+      EXPECT_NE(g.name.value_or(""), "") << "a name from somewhere";
+    }
+    if (g.name.known() && side == kBoth) {
+      EXPECT_NE(*g.name, "from topo") << "lspci's name stands";
+    }
+  }
+}
+
 }  // namespace
 }  // namespace dossier
