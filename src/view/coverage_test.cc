@@ -106,5 +106,77 @@ TEST(Coverage, AnImportOfOnlyANameCoversNothing) {
   for (const auto& info : FamilyTable()) EXPECT_FALSE(c.Covers(info.family)) << info.key;
 }
 
+// Each family from a path of the kind the model writes, and the paths that are no family's.
+TEST(Coverage, EachFamilyFromARealPath) {
+  const std::vector<std::pair<const char*, const char*>> rows = {
+      {"/hostname", "system"},
+      {"/boot_id", "system"},
+      {"/os/pretty_name", "system"},
+      {"/dmi/product_uuid", "system"},
+      {"/dmi/memory_devices[DIMM_A1]/size_bytes", "system"},
+      {"/cpu/model", "cpu"},
+      {"/memory/total_bytes", "cpu"},
+      {"/numa/nodes[0]/cpus", "numa"},
+      {"/pci/devices[0000:01:00.0]/link/max/width", "pci_links"},
+      {"/pci/devices[0000:01:00.0]/acs/capability", "acs"},
+      {"/pci/acs_lines[3]/line", "acs"},
+      {"/pci/devices[0000:01:00.0]/parent", "pci"},
+      {"/pci/count", "pci"},
+      {"/iommu/groups[12]/devices", "iommu"},
+      {"/iommu/enabled", "iommu"},
+      {"/virtualization/guest", "virtualization"},
+      {"/hypervisor/vms[100]/hostpci[hostpci0]/host", "hypervisor"},
+      {"/hypervisor/pci_mappings[gpu0]/entries[0]/path", "hypervisor"},
+      {"/kernel/cmdline", "kernel_cmdline"},
+      {"/kernel/release", "kernel_release"},
+      {"/kernel_log/pci_problems[0]/message", "kernel_log"},
+      {"/gpus[0]/name", "gpus"},
+      {"/software/nvidia_driver", "nvidia_driver"},
+      {"/nvml/driver_version", "nvidia_driver"},
+      {"/nvml/gpus[0]/name", "nvml"},
+      {"/topology/nvml_levels[0][1]", "gpu_topology"},
+      {"/topology/p2p_status/read[1][0]", "p2p_read"},
+      {"/topology/p2p_status/write[1][0]", "p2p_write"},
+      {"/topology/p2p_status/nvlink[1][0]", "p2p_nvlink"},
+      {"/topology/p2p_status/atomics[1][0]", "p2p_atomics"},
+      {"/topology/p2p_status/pci[1][0]", "p2p_pci"},
+      {"/software/cuda_toolkits[/usr/local/cuda-12.8]/version", "cuda"},
+      {"/software/cuda_default", "cuda"},
+      {"/software/python_envs[/opt/venv]/packages[torch]", "python"},
+      {"/software/env[NCCL_P2P_DISABLE]", "env"},
+      {"/servers[4242]/flags[--tp-size]", "servers"},
+      {"/nccl/ranks[0]/gpu", "nccl"},
+  };
+  for (const auto& [path, key] : rows) {
+    Family f;
+    ASSERT_TRUE(FamilyOfPath(path, &f)) << path;
+    EXPECT_STREQ(InfoOf(f).key, key) << path;
+  }
+  for (const char* none : {"/name", "/hostnames", "/kernel/cmdlines", "/topology/gpu_levels[0][1]",
+                           "/pci/devicesx", "/pci", "/software", ""}) {
+    Family f = Family::kNccl;
+    EXPECT_FALSE(FamilyOfPath(none, &f)) << none;
+  }
+}
+
+// At most eight citations per family, each once however many imports repeat it.
+TEST(Coverage, EightCitationsAtMostEachOnce) {
+  Machine devs;
+  for (int i = 0; i < 12; ++i) {
+    PciDevice& d = devs.pci.devices.emplace_back();
+    d.address = "0000:" + std::to_string(10 + i) + ":00.0";
+    d.name.Set("x", "imported: f" + std::to_string(i) + ".txt:1 (lspci)");
+  }
+  Coverage c;
+  c.collected = false;
+  AddImportCoverage(devs, "f0.txt", &c);
+  AddImportCoverage(devs, "f0.txt", &c);
+  const auto& v = c.pasted[Family::kPciDevices];
+  ASSERT_EQ(v.size(), 8u);
+  EXPECT_EQ(v.front(), "f0.txt:1 (lspci)");
+  EXPECT_EQ(v.back(), "f7.txt:1 (lspci)");
+  EXPECT_EQ(c.From(Family::kPciDevices), "pasted: f0.txt:1 (lspci)");
+}
+
 }  // namespace
 }  // namespace dossier

@@ -228,5 +228,101 @@ TEST(OverlayImport, EveryLeafOfAFullMachineReachesAnEmptyOne) {
   }
 }
 
+PciMappingEntry Entry(const char* path, const char* node, int64_t group) {
+  PciMappingEntry e;
+  e.path.Set(path, "imported: p.txt:4 (pci-cfg)");
+  e.node.Set(node, "imported: p.txt:4 (pci-cfg)");
+  e.iommugroup.Set(group, "imported: p.txt:4 (pci-cfg)");
+  return e;
+}
+
+// A pasted pci.cfg is checked against the pasted devices as Proxmox checks it at VM start. The
+// node is the machine's, else the only one the entries name; a device's group comes from a pasted
+// group listing; an entry that is stale only because its device's group was never pasted is
+// unknown with what to paste, not stale.
+TEST(CheckImportedMappings, EachEntryCheckedAgainstWhatWasPasted) {
+  auto machine = [] {
+    Machine m;
+    PciDevice a, b;
+    a.address = "0000:01:00.0";
+    b.address = "0000:02:00.0";
+    a.iommu_group.Set(7, "imported: p.txt:20 (lspci)");  // b's group comes from a listing, or not
+    m.pci.devices = {a, b};
+    PciMapping mp;
+    mp.name = "gpu0";
+    mp.entries = {Entry("0000:01:00.0", "pve", 9), Entry("0000:02:00.0", "pve", 8)};
+    m.hypervisor.pci_mappings = {mp};
+    return m;
+  };
+  {
+    SCOPED_TRACE("node from the entries; b's group not pasted");
+    Machine m = machine();
+    CheckImportedMappings(&m);
+    const auto& e = m.hypervisor.pci_mappings[0].entries;
+    EXPECT_EQ(e[0].status.value_or(""), "stale");
+    EXPECT_EQ(e[0].problem.value_or(""), "'iommugroup' does not match for 'gpu0' (9 != 7)");
+    EXPECT_EQ(e[0].iommu_group_now.value_or(-1), 7);
+    EXPECT_FALSE(e[1].status.known());
+    EXPECT_EQ(e[1].status.unknown,
+              "the IOMMU group of 0000:02:00.0 is not in the pasted outputs (paste: for d in "
+              "/sys/kernel/iommu_groups/*/devices/*; do echo $d; done)");
+    EXPECT_EQ(e[1].status.source, "imported: p.txt:4 (pci-cfg)");
+    EXPECT_FALSE(e[1].problem.known());
+    EXPECT_EQ(e[1].problem.unknown, "see status");
+  }
+  {
+    SCOPED_TRACE("b's group from a pasted listing");
+    Machine m = machine();
+    IommuGroup g;
+    g.id = 8;
+    g.devices = {"0000:02:00.0"};
+    m.iommu.groups = {g};
+    CheckImportedMappings(&m);
+    const auto& e = m.hypervisor.pci_mappings[0].entries;
+    EXPECT_EQ(m.pci.devices[1].iommu_group.value_or(-1), 8);
+    EXPECT_EQ(m.pci.devices[1].iommu_group.source, "IOMMU group listing");
+    EXPECT_EQ(e[1].status.value_or(""), "ok");
+    EXPECT_EQ(m.pci.devices[0].iommu_group.source, "imported: p.txt:20 (lspci)");  // kept
+  }
+  {
+    SCOPED_TRACE("entries of two nodes and no node of its own: not checked");
+    Machine m = machine();
+    m.hypervisor.pci_mappings[0].entries[1].node.Set("pve2", "x");
+    CheckImportedMappings(&m);
+    for (const auto& e : m.hypervisor.pci_mappings[0].entries) EXPECT_FALSE(e.status.known());
+  }
+  {
+    SCOPED_TRACE("the machine's own node: the other node's entry is another node's");
+    Machine m = machine();
+    m.hypervisor.node.Set("pve", "hostname");
+    m.hypervisor.pci_mappings[0].entries[1].node.Set("pve2", "x");
+    CheckImportedMappings(&m);
+    const auto& e = m.hypervisor.pci_mappings[0].entries;
+    EXPECT_EQ(e[0].status.value_or(""), "stale");
+    EXPECT_EQ(e[1].status.value_or(""), "other-node");
+  }
+  {
+    SCOPED_TRACE("a stale entry with a second reason stays stale");
+    Machine m = machine();
+    m.pci.devices[1].vendor_id.Set("0x10de", "x");
+    m.pci.devices[1].device_id.Set("0x2bb1", "x");
+    m.hypervisor.pci_mappings[0].entries[1].id.Set("10de:2330", "x");
+    CheckImportedMappings(&m);
+    const auto& e = m.hypervisor.pci_mappings[0].entries[1];
+    EXPECT_EQ(e.status.value_or(""), "stale");
+    EXPECT_NE(e.problem.value_or("").find("'id' does not match"), std::string::npos);
+  }
+  {
+    SCOPED_TRACE("no pasted devices: nothing checked");
+    Machine m = machine();
+    m.pci.devices.clear();
+    CheckImportedMappings(&m);
+    for (const auto& e : m.hypervisor.pci_mappings[0].entries) {
+      EXPECT_FALSE(e.status.known());
+      EXPECT_EQ(e.status.unknown, "");
+    }
+  }
+}
+
 }  // namespace
 }  // namespace dossier

@@ -164,5 +164,47 @@ TEST(PastedGpus, AnotherPasteFillsOnlyWhatTheNamingPasteLacks) {
   }
 }
 
+// One GPU per address whichever pastes name it: lspci's (first, with its identity) stands, and
+// nvidia-smi's bus id in any case and width joins it rather than adding a second GPU; a mapping
+// entry naming the same device adds none either.
+TEST(PastedGpus, AGpuNamedByThreePastesIsOneGpu) {
+  Machine m;
+  PciDevice d;
+  d.address = "0000:81:00.0";
+  d.vendor_id.Set("0x10de", "imported: t.txt:9 (lspci)");
+  d.device_id.Set("0x2bb1", "imported: t.txt:9 (lspci)");
+  d.class_id.Set("0x030200", "imported: t.txt:9 (lspci)");
+  d.numa_node.Set(1, "imported: t.txt:9 (lspci)");
+  m.pci.devices = {d};
+  for (const char* id : {"00000000:81:00.0", "00000000:81:00.0 ", "0000:81:00.0"}) {
+    NvmlGpu n;
+    n.pci_bus_id.Set(id, "imported: t.txt:40 (nvidia-smi-q)");
+    n.name.Set("from nvidia-smi", "imported: t.txt:41 (nvidia-smi-q)");
+    n.numa_node.Set(3, "imported: t.txt:42 (nvidia-smi-q)");
+    m.nvml.gpus.push_back(n);
+  }
+  NvmlGpu upper;
+  upper.pci_bus_id.Set("00000000:C1:00.0", "imported: t.txt:50 (nvidia-smi-q)");
+  m.nvml.gpus.push_back(upper);
+  PciMapping mp;
+  mp.name = "gpu0";
+  PciMappingEntry e;
+  e.path.Set("0000:81:00.0", "imported: t.txt:20 (pci-cfg)");
+  e.id.Set("10de:2bb1", "imported: t.txt:20 (pci-cfg)");
+  // A damaged entry (an id without a path, a path without an id) names no GPU.
+  PciMappingEntry no_path, no_id;
+  no_path.id.Set("10de:2bb1", "imported: t.txt:21 (pci-cfg)");
+  no_id.path.Set("0000:e1:00.0", "imported: t.txt:22 (pci-cfg)");
+  mp.entries = {e, no_path, no_id};
+  m.hypervisor.pci_mappings = {mp};
+  GpusFromPastes(&m);
+  ASSERT_EQ(m.gpus.size(), 2u);
+  EXPECT_EQ(m.gpus[0].address, "0000:81:00.0");
+  EXPECT_EQ(m.gpus[0].numa_node.value_or(-9), 1);
+  EXPECT_EQ(m.gpus[0].numa_node.source, "imported: t.txt:9 (lspci)");
+  EXPECT_NE(m.gpus[0].name.value_or(""), "from nvidia-smi");
+  EXPECT_EQ(m.gpus[1].address, "0000:c1:00.0");
+}
+
 }  // namespace
 }  // namespace dossier
