@@ -152,8 +152,6 @@ Result<Artifact> GenerateNcclTopo(const GenerateArgs& args, const View& view, co
     x += "  </cpu>\n";
   }
   x += "</system>\n";
-  std::string gpus;
-  for (const auto& p : l.gpus) gpus += (gpus.empty() ? "" : " ") + p.guest_address;
   for (const auto& s : skipped) x += "<!-- " + XmlCommentText("skipped: " + s) + " -->\n";
   std::string verify =
       "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH NCCL_TOPO_FILE=" +

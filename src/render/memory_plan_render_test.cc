@@ -15,7 +15,7 @@ size_t Count(const std::string& s, const std::string& what) {
   return n;
 }
 
-MemoryPlan Plan(const std::string& label) {
+MemoryPlan PlanNamed(const std::string& label) {
   MemoryPlan p;
   p.label = label;
   p.layout.tp = 2;
@@ -25,12 +25,12 @@ MemoryPlan Plan(const std::string& label) {
 }
 
 TEST(MemoryPlanMarkdown, EachUnknownReasonIsSaidOnceUnderTheTable) {
-  MemoryPlan served = Plan("served");
+  MemoryPlan served = PlanNamed("served");
   const std::string no_memory = "GPU memory: NVML was not read; give --gpus COUNTxMEMORY";
   served.kv_tokens_per_gpu.Unknown(no_memory, "");
   served.max_concurrency.Unknown(no_memory, "");
   served.fits.Unknown("no target concurrency in the notes", "");
-  MemoryPlan alt = Plan("alternative");
+  MemoryPlan alt = PlanNamed("alternative");
   alt.kv_tokens_per_gpu.Unknown(no_memory, "");
   alt.max_concurrency.Unknown(no_memory, "");
   alt.fits.Unknown(no_memory, "");
@@ -51,7 +51,7 @@ TEST(MemoryPlanMarkdown, EachUnknownReasonIsSaidOnceUnderTheTable) {
   // Known figures stay in their cells, and a table with nothing unknown has no notes.
   EXPECT_NE(table.find("10.0 GiB"), std::string::npos);
   EXPECT_NE(table.find("2.0 KiB"), std::string::npos);
-  MemoryPlan whole = Plan("served");
+  MemoryPlan whole = PlanNamed("served");
   whole.kv_tokens_per_gpu.Set(1000, "test");
   whole.max_concurrency.Set(0.0, "test");
   whole.fits.Set(false, "test");

@@ -324,5 +324,32 @@ TEST(CheckImportedMappings, EachEntryCheckedAgainstWhatWasPasted) {
   }
 }
 
+// An import that says nothing changes nothing, older or newer: every leaf of a full machine
+// stays as it was (no list emptied because the import's was empty).
+TEST(OverlayImport, AnImportThatSaysNothingChangesNothing) {
+  for (const char* golden : {"filled", "seed-guest", "seed-host", "libvirt-host"}) {
+    const Machine full = std::string(golden) == "filled" ? FilledMachine() : GoldenMachine(golden);
+    for (bool newer : {false, true}) {
+      SCOPED_TRACE(std::string(golden) + (newer ? " newer" : " older"));
+      Machine base = full;
+      Machine nothing;
+      nothing.name = full.name;
+      std::vector<FactDisagreement> d;
+      OverlayImport(&base, nothing, "collect", {"import", newer}, "older", &d);
+      EXPECT_TRUE(d.empty());
+      const auto want = Flatten(full), got = Flatten(base);
+      for (const auto& [path, f] : want) {
+        auto it = got.find(path);
+        if (it == got.end()) {
+          ADD_FAILURE() << "lost: " << path << " = " << f.value;
+          continue;
+        }
+        EXPECT_EQ(it->second.value, f.value) << path;
+      }
+      EXPECT_EQ(got.size(), want.size());
+    }
+  }
+}
+
 }  // namespace
 }  // namespace dossier

@@ -115,10 +115,15 @@ TEST(PastedGpus, AnotherPasteFillsOnlyWhatTheNamingPasteLacks) {
   for (Side side : {kNeither, kLspci, kTopo, kBoth}) {
     SCOPED_TRACE(side);
     Machine m;
-    PciDevice d = PastedDevice("0000:11:00.0", "NVIDIA Corporation GH100 [H100 SXM5 80GB]");
+    // lspci -n: a 3D controller by class and vendor, named only on the lspci side.
+    PciDevice d;
+    d.address = "0000:11:00.0";
+    d.vendor_id.Set("0x10de", "lspci");
+    d.class_id.Set("0x030200", "lspci");
     Gpu t;  // topo -m: no address, index 0 of one GPU
     t.index = 0;
     if (side == kLspci || side == kBoth) {
+      d.name.Set("NVIDIA Corporation GH100 [H100 SXM5 80GB]", "lspci");
       d.numa_node.Set(1, "lspci");
       d.driver.Set("vfio-pci", "lspci");
       d.local_cpus.Set("0-7", "lspci");
@@ -154,13 +159,11 @@ TEST(PastedGpus, AnotherPasteFillsOnlyWhatTheNamingPasteLacks) {
         EXPECT_EQ(g.cpu_affinity.value_or(""), "8-15");
         break;
     }
-    // The name: lspci's device name identifies it whenever the naming paste has one.
-    if (side == kTopo || side == kBoth) {
-      EXPECT_NE(g.name.value_or(""), "") << "a name from somewhere";
-    }
-    if (g.name.known() && side == kBoth) {
-      EXPECT_NE(*g.name, "from topo") << "lspci's name stands";
-    }
+    // The name: lspci's when it has one, else topo -m's, else unknown.
+    const char* names[] = {"", "NVIDIA Corporation GH100 [H100 SXM5 80GB]", "from topo",
+                           "NVIDIA Corporation GH100 [H100 SXM5 80GB]"};
+    EXPECT_EQ(g.name.value_or(""), names[side]);
+    EXPECT_EQ(g.name.source, side == kNeither ? "" : side == kTopo ? "topo" : "lspci");
   }
 }
 
