@@ -9,6 +9,7 @@
 #include <fstream>
 #include <limits>
 
+#include "tests/golden.h"
 #include "tests/model_builders.h"
 #include "tests/temp_dir.h"
 
@@ -124,8 +125,22 @@ TEST(Prometheus, FamiliesWithUnitsAndBoundedLabels) {
   EXPECT_TRUE(Has(t,
                   "dossier_serve_target_met{metric=\"total_tokens_per_s\",op=\">=\","
                   "concurrency=\"64\"} 0"));
+  EXPECT_TRUE(Has(t,
+                  "dossier_serve_tokens_per_second{machine=\"glm-guest\",load=\"concurrency=64\","
+                  "kind=\"output\"} 256.25"));
   // Every family once, HELP before TYPE before samples.
   EXPECT_EQ(t.find("# HELP dossier_gpu_info"), t.rfind("# HELP dossier_gpu_info"));
+}
+
+// The whole textfile of the fixture, every family and sample, as a person reviews it
+// (tests/golden/prometheus-fixture.txt): a label, value or family a change moves shows as a diff.
+TEST(Prometheus, TheFixturesWholeTextfileIsGolden) {
+  Fixture f;
+  std::string t = MetricsText(f.view, f.analysis);
+  const std::string version = std::string("version=\"") + DOSSIER_VERSION + "\"";
+  for (size_t at; (at = t.find(version)) != std::string::npos;)
+    t.replace(at, version.size(), "version=\"VERSION\"");
+  testing::ExpectMatchesGolden("prometheus-fixture.txt", t);
 }
 
 TEST(Prometheus, ZeroIsAValueBesideUnknown) {
