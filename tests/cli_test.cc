@@ -219,7 +219,9 @@ TEST_P(JsonContract, SchemaAddressesAndUnknowns) {
     }
   });
   // The trees made for a CPU probe's edge have no PCI devices; every other tree has.
-  if (!m["pci"]["devices"].empty()) EXPECT_GT(addresses, 0) << "PCI devices without addresses";
+  if (!m["pci"]["devices"].empty()) {
+    EXPECT_GT(addresses, 0) << "PCI devices without addresses";
+  }
 
   // Unknown values are null, and each null says why in the provenance, in every section. The
   // one null that is not a probed fact: a one-shot collect has no earlier boot to compare with

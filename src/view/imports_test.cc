@@ -351,5 +351,34 @@ TEST(OverlayImport, AnImportThatSaysNothingChangesNothing) {
   }
 }
 
+// Where both know a fact and disagree, both are kept with where each came from: the newer stands.
+// Facts that agree, or that one side does not know, are no disagreement.
+TEST(OverlayImport, ADisagreementKeepsBothSidesAndTheNewerStands) {
+  for (bool newer : {false, true}) {
+    SCOPED_TRACE(newer);
+    Machine base, im;
+    base.cpu.model.Set("EPYC 9654", "/proc/cpuinfo");
+    im.cpu.model.Set("EPYC 9655", "imported: p.txt:3 (lscpu)");
+    base.hostname.Set("pve", "/etc/hostname");
+    im.hostname.Set("pve", "imported: p.txt:1 (lscpu)");           // agrees
+    im.kernel.release.Set("6.8.12", "imported: p.txt:9 (uname)");  // the base does not know it
+    std::vector<FactDisagreement> d;
+    OverlayImport(&base, im, "collect 2026-12-01T10:00:00Z", {"import 2026-12-02", newer}, "older",
+                  &d);
+    ASSERT_EQ(d.size(), 1u);
+    EXPECT_EQ(d[0].path, "/cpu/model");
+    const std::string col = "EPYC 9654", imp = "EPYC 9655";
+    EXPECT_EQ(d[0].kept, newer ? imp : col);
+    EXPECT_EQ(d[0].kept_source, newer ? "imported: p.txt:3 (lscpu)" : "/proc/cpuinfo");
+    EXPECT_EQ(d[0].kept_record, newer ? "import 2026-12-02" : "collect 2026-12-01T10:00:00Z");
+    EXPECT_EQ(d[0].other, newer ? col : imp);
+    EXPECT_EQ(d[0].other_source, newer ? "/proc/cpuinfo" : "imported: p.txt:3 (lscpu)");
+    EXPECT_EQ(d[0].other_record, newer ? "collect 2026-12-01T10:00:00Z" : "import 2026-12-02");
+    EXPECT_EQ(*base.cpu.model, newer ? imp : col);
+    EXPECT_EQ(*base.kernel.release, "6.8.12");
+    EXPECT_EQ(base.kernel.release.stale, newer ? "" : "older");
+  }
+}
+
 }  // namespace
 }  // namespace dossier

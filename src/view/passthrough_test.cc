@@ -102,6 +102,19 @@ TEST(MapPassthrough, EveryProxmoxQ35PortGivesItsSlotAndNoOtherAddressDoes) {
   }
 }
 
+// hostpci2 names the mapping "gpus" instead of an address; its one entry is for `node`.
+void UseMapping(Vm* vm, Machine* host, const char* node) {
+  vm->hostpci[2].host = {};
+  vm->hostpci[2].mapping.Set("gpus", "100.conf");
+  PciMapping m;
+  m.name = "gpus";
+  PciMappingEntry e;
+  e.node.Set(node, "pci.cfg:2");
+  e.path.Set("0000:42:00.0", "pci.cfg:2");
+  m.entries = {e};
+  host->hypervisor.pci_mappings = {m};
+}
+
 // Each route from a guest GPU to its host GPU, with what the report says about it. The base case:
 // a guest GPU behind root port 00:10.2 (port number 3 read), VM 100 with hostpci0-3, the host
 // knowing the device hostpci2 names. Each case changes one thing.
@@ -143,31 +156,12 @@ TEST(MapPassthrough, EachRouteSaysHowItFoundTheSlotAndTheHostGpu) {
        "", "",
        "the guest GPU is not behind a root port (i440FX or a flat bus): its slot cannot be told"},
       {"a mapping instead of an address",
-       [](Machine&, Machine& h, Vm& vm) {
-         vm.hostpci[2].host = {};
-         vm.hostpci[2].mapping.Set("gpus", "100.conf");
-         PciMapping m;
-         m.name = "gpus";
-         PciMappingEntry e;
-         e.node.Set("pve1", "pci.cfg:2");
-         e.path.Set("0000:42:00.0", "pci.cfg:2");
-         m.entries = {e};
-         h.hypervisor.pci_mappings = {m};
-       },
-       "hostpci2", "0000:42:00.0", "mapping-order",
-       "port number 3 (cfg) -> ich9-pcie-port-3 carries hostpci2"},
+       [](Machine&, Machine& h, Vm& vm) { UseMapping(&vm, &h, "pve1"); }, "hostpci2",
+       "0000:42:00.0", "mapping-order", "port number 3 (cfg) -> ich9-pcie-port-3 carries hostpci2"},
       {"a mapping without this node's entry",
        [](Machine&, Machine& h, Vm& vm) {
-         vm.hostpci[2].host = {};
-         vm.hostpci[2].mapping.Set("gpus", "100.conf");
          h.hypervisor.node.Set("pve1", "hostname");
-         PciMapping m;
-         m.name = "gpus";
-         PciMappingEntry e;
-         e.node.Set("pve2", "pci.cfg:2");
-         e.path.Set("0000:42:00.0", "pci.cfg:2");
-         m.entries = {e};
-         h.hypervisor.pci_mappings = {m};
+         UseMapping(&vm, &h, "pve2");
        },
        "hostpci2", "", "",
        "port number 3 (cfg) -> ich9-pcie-port-3 carries hostpci2; mapping 'gpus' has no entry "

@@ -16,6 +16,15 @@ PciDevice PastedDevice(const std::string& address, const std::string& name) {
   return d;
 }
 
+// A pasted pci.cfg entry: path and vendor:device (either left out when null), from line `line`.
+PciMappingEntry CfgEntry(const char* path, const char* id, int line) {
+  PciMappingEntry e;
+  const std::string src = "imported: t.txt:" + std::to_string(line) + " (pci-cfg)";
+  if (path) e.path.Set(path, src);
+  if (id) e.id.Set(id, src);
+  return e;
+}
+
 TEST(PastedGpus, EveryPasteThatNamesAGpuGivesOne) {
   Machine m;
   // lspci -tv: names only, no class.
@@ -34,14 +43,8 @@ TEST(PastedGpus, EveryPasteThatNamesAGpuGivesOne) {
   // pci.cfg: a path and vendor:device.
   PciMapping mp;
   mp.name = "gpu0";
-  PciMappingEntry e;
-  e.path.Set("0000:f1:00.0", "imported: t.txt:20 (pci-cfg)");
-  e.id.Set("10de:2bb1", "imported: t.txt:20 (pci-cfg)");
-  mp.entries.push_back(e);
-  PciMappingEntry nic = e;
-  nic.path.Set("0000:c1:00.0", "imported: t.txt:23 (pci-cfg)");
-  nic.id.Set("15b3:1021", "imported: t.txt:23 (pci-cfg)");
-  mp.entries.push_back(nic);
+  mp.entries = {CfgEntry("0000:f1:00.0", "10de:2bb1", 20),
+                CfgEntry("0000:c1:00.0", "15b3:1021", 23)};
   m.hypervisor.pci_mappings.push_back(mp);
   // nvidia-smi -q: a bus id.
   NvmlGpu ng;
@@ -191,14 +194,9 @@ TEST(PastedGpus, AGpuNamedByThreePastesIsOneGpu) {
   m.nvml.gpus.push_back(upper);
   PciMapping mp;
   mp.name = "gpu0";
-  PciMappingEntry e;
-  e.path.Set("0000:81:00.0", "imported: t.txt:20 (pci-cfg)");
-  e.id.Set("10de:2bb1", "imported: t.txt:20 (pci-cfg)");
   // A damaged entry (an id without a path, a path without an id) names no GPU.
-  PciMappingEntry no_path, no_id;
-  no_path.id.Set("10de:2bb1", "imported: t.txt:21 (pci-cfg)");
-  no_id.path.Set("0000:e1:00.0", "imported: t.txt:22 (pci-cfg)");
-  mp.entries = {e, no_path, no_id};
+  mp.entries = {CfgEntry("0000:81:00.0", "10de:2bb1", 20), CfgEntry(nullptr, "10de:2bb1", 21),
+                CfgEntry("0000:e1:00.0", nullptr, 22)};
   m.hypervisor.pci_mappings = {mp};
   GpusFromPastes(&m);
   ASSERT_EQ(m.gpus.size(), 2u);
