@@ -43,6 +43,9 @@ class Operators(unittest.TestCase):
     def test_integer_literals_up_and_down(self):
         self.assertEqual(mutated("int x = 7;\n", "int"), ["int x = 8;\n", "int x = 6;\n"])
         self.assertEqual(mutated("int x = 0;\n", "int"), ["int x = 1;\n"])
+        # A buffer's declared size is left alone; an element read at a literal index is not.
+        self.assertEqual(mutated("  char buf[64];\n  unsigned char mac[6] = {};\n", "int"), [])
+        self.assertEqual(mutated("  return buf[3];\n", "int"), ["  return buf[4];\n", "  return buf[2];\n"])
         # Not a float, a hex literal, part of a name or a digit-separated literal's piece.
         self.assertEqual(mutated("double d = 1.5 + 2e3; int h = 0x10; int v2 = 1'000;\n", "int"), [])
 

@@ -304,6 +304,35 @@ TEST(ImportServeBenchVersions, CaseAndUnreadableThroughput) {
   EXPECT_NE(notes.find("paste.txt:5: "), std::string::npos) << notes;
 }
 
+// An older vLLM block printed token counts but no throughput lines: both throughputs are the
+// counts over the duration (by vLLM's definition), the total said as computed; a duration of 0
+// computes nothing (no division, the run not imported for want of a total).
+TEST(ImportServeBenchVersions, ThroughputsComputedFromCountsAndDuration) {
+  auto r = ImportString(
+      "============ Serving Benchmark Result ============\n"
+      "Successful requests:                     10\n"
+      "Benchmark duration (s):                  4.00\n"
+      "Total input tokens:                      1000\n"
+      "Total generated tokens:                  600\n"
+      "==================================================\n");
+  ASSERT_EQ(r.imported.serve.size(), 1u) << ::testing::PrintToString(r.files[0].notes);
+  const ServeRun& run = SbRun(r);
+  EXPECT_DOUBLE_EQ(run.total_tokens_per_s, 400.0);   // (1000 + 600) / 4
+  EXPECT_DOUBLE_EQ(run.output_tokens_per_s, 150.0);  // 600 / 4
+  std::string notes;
+  for (const auto& n : r.files[0].notes) notes += n + "\n";
+  EXPECT_NE(notes.find("computed from its token counts and duration"), std::string::npos) << notes;
+
+  auto zero = ImportString(
+      "============ Serving Benchmark Result ============\n"
+      "Successful requests:                     10\n"
+      "Benchmark duration (s):                  0\n"
+      "Total input tokens:                      1000\n"
+      "Total generated tokens:                  600\n"
+      "==================================================\n");
+  EXPECT_TRUE(zero.imported.serve.empty());
+}
+
 // The seed story's guest: two SGLang runs pasted with their commands (concurrency 1 and 64).
 TEST(ImportServeBenchVersions, SeedGuestSession) {
   auto r = ImportString(dossier::testing::Slurp(

@@ -107,6 +107,21 @@ TEST(ImportTopoM, PastingDamage) {
   ASSERT_EQ(w.imported.machine.topology.nvml_levels.size(), 2u);
   EXPECT_EQ(w.imported.machine.gpus[0].cpu_affinity.value_or(""), "0-15");
   EXPECT_EQ(w.imported.machine.gpus[1].numa_node.value_or(-9), 1);
+  // A sentence after the matrix that names GPU0 is not a row of it: only a command before a
+  // glued header is taken off ("nvidia-smi topo -m  GPU0 …"), never other words.
+  auto p = ImportString(
+      "\tGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\n"
+      "GPU0\t X \tSYS\t0-15\t0\n"
+      "GPU1\tSYS\t X \t16-31\t1\n"
+      "why is it slow between GPU0 and GPU1 here?\n");
+  ASSERT_EQ(p.imported.machine.topology.nvml_levels.size(), 2u);
+  EXPECT_EQ(p.imported.machine.topology.nvml_levels[0][1], "SYS");
+  EXPECT_EQ(p.imported.machine.gpus[0].cpu_affinity.value_or(""), "0-15");
+  bool prose = false;
+  for (const auto& n : p.files[0].notes)
+    prose =
+        prose || n.find(":4: not part of the topo -m matrix: 'why is it slow") != std::string::npos;
+  EXPECT_TRUE(prose) << ::testing::PrintToString(p.files[0].notes);
 }
 
 TEST(ImportTopoP2p, SamplesAndCapabilityFromThePrompt) {
