@@ -5,11 +5,13 @@
 // nothing throws. One field per shape (the same field of every device is one shape).
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "../tests/filled_machine.h"
 #include "../tests/temp_dir.h"
 #include "model/json_io.h"
 
@@ -39,12 +41,22 @@ void Leaves(const json& j, const std::string& ptr, const std::string& shape,
   }
 }
 
-TEST(JsonIoTypes, EveryFieldReadWithEachWrongKindTakesItOrIsUnknownWithAWarning) {
+// The machines read: the seed guest's collect as the model writes it (a report's machine carries
+// keys of the report too), and a machine with every list and leaf filled (every field of the
+// model, also those the seed leaves empty), as it reads back (a filled number outside its domain
+// is unknown from the first read on).
+std::vector<json> Machines() {
   json doc = json::parse(
       dossier::testing::Slurp(std::string(DOSSIER_SOURCE_DIR) + "/tests/golden/seed-guest.json"));
-  std::vector<std::string> w0;
-  // The machine as the model writes it (a report's machine carries keys of the report too).
-  const json machine = MachineToJson(MachineFromJson(doc.at("machines").at(0), &w0));
+  std::vector<std::string> w;
+  json filled = MachineToJson(MachineFromJson(MachineToJson(testing::FilledMachine()), &w));
+  return {MachineToJson(MachineFromJson(doc.at("machines").at(0), &w)), filled};
+}
+
+class JsonIoTypes : public ::testing::TestWithParam<int> {};
+
+TEST_P(JsonIoTypes, EveryFieldReadWithEachWrongKindTakesItOrIsUnknownWithAWarning) {
+  const json machine = Machines()[static_cast<size_t>(GetParam())];
   std::set<std::string> shapes;
   std::vector<std::string> leaves;
   Leaves(machine, "", "", &shapes, &leaves);
@@ -91,6 +103,59 @@ TEST(JsonIoTypes, EveryFieldReadWithEachWrongKindTakesItOrIsUnknownWithAWarning)
   EXPECT_GT(taken, 0u);
   EXPECT_GT(refused, 0u);
 }
+
+// Provenance is text someone may have edited too: an entry that is not an object, or whose
+// "from", "unknown" or "stale" is not a string, is not read (the fact keeps its value, with no
+// source), and an unknown fact whose entry is unreadable is unknown all the same. Nothing else
+// changes.
+TEST_P(JsonIoTypes, DamagedProvenanceLosesOnlyItsOwnEntry) {
+  const json machine = Machines()[static_cast<size_t>(GetParam())];
+  const json& prov = machine.at("provenance");
+  ASSERT_GT(prov.size(), 50u);
+  const json damaged[] = {json("from a paste"), json::array({"from"}),
+                          json{{"from", 5}, {"unknown", json::array()}, {"stale", json::object()}},
+                          json(nullptr)};
+  size_t checked = 0;
+  std::set<std::string> shapes;  // one entry per shape, as above
+  for (auto it = prov.begin(); it != prov.end(); ++it) {
+    const json::json_pointer p(it.key());
+    if (!machine.contains(p)) continue;  // a path the writer keys by index, read the same way
+    std::string shape;
+    for (char c : it.key())
+      if (!std::isdigit(static_cast<unsigned char>(c)) || shape.empty() || shape.back() != '#')
+        shape += std::isdigit(static_cast<unsigned char>(c)) ? '#' : c;
+    if (!shapes.insert(shape).second) continue;
+    for (const auto& d : damaged) {
+      SCOPED_TRACE(it.key() + " provenance = " + d.dump());
+      json m = machine;
+      m["provenance"][it.key()] = d;
+      std::vector<std::string> warnings;
+      Machine back;
+      ASSERT_NO_THROW(back = MachineFromJson(m, &warnings));
+      json again = MachineToJson(back);
+      // The value is read as it was; only its entry is gone (an unknown with no entry is a fact
+      // nothing was recorded for, as a field no probe reached).
+      EXPECT_EQ(again[p], machine[p]);
+      json want_prov = prov, got_prov = again["provenance"];
+      want_prov.erase(it.key());
+      EXPECT_FALSE(got_prov.contains(it.key())) << got_prov[it.key()];
+      got_prov.erase(it.key());
+      EXPECT_EQ(got_prov, want_prov);
+      json rest = again, want = machine;
+      rest.erase("provenance");
+      want.erase("provenance");
+      EXPECT_EQ(rest, want);
+      ++checked;
+      if (::testing::Test::HasFailure()) return;
+    }
+  }
+  EXPECT_GT(checked, 100u);
+}
+
+INSTANTIATE_TEST_SUITE_P(SeedGuestAndFilled, JsonIoTypes, ::testing::Values(0, 1),
+                         [](const auto& info) {
+                           return std::string(info.param == 0 ? "SeedGuest" : "Filled");
+                         });
 
 }  // namespace
 }  // namespace dossier

@@ -10,10 +10,13 @@
 #include "model/fact_paths.h"
 #include "model/json_io.h"
 #include "model/visit.h"
+#include "tests/filled_machine.h"
 #include "tests/temp_dir.h"
 
 namespace dossier {
 namespace {
+
+using testing::FilledMachine;
 
 // Every topology matrix of an import reaches the machine: into an empty one always, over one it
 // has only from a newer import (an older import does not replace it).
@@ -131,62 +134,6 @@ Machine GoldenMachine(const char* name) {
       testing::Slurp(std::string(DOSSIER_SOURCE_DIR) + "/tests/golden/" + name + ".json"));
   std::vector<std::string> w;
   return MachineFromJson(doc.at("machines").at(0), &w);
-}
-
-// A machine with every list holding an element and every leaf a value: a list or field added to
-// the model later is filled here without this test changing, so an overlay that forgets it fails.
-struct Filler {
-  int n = 0;
-  template <class T>
-  static constexpr bool kIsMap = requires {
-    typename T::mapped_type;
-  };
-
-  template <class V>
-  void Plain(V* v) {
-    ++n;
-    if constexpr (std::is_same_v<V, std::string>) {
-      *v = "v" + std::to_string(n);
-    } else if constexpr (std::is_same_v<V, bool>) {
-      *v = true;
-    } else if constexpr (std::is_arithmetic_v<V>) {
-      *v = static_cast<V>(n);
-    } else if constexpr (std::is_same_v<V, std::vector<std::string>>) {
-      *v = {"e" + std::to_string(n)};
-    } else if constexpr (std::is_same_v<V, std::vector<int64_t>>) {
-      *v = {n};
-    } else if constexpr (std::is_same_v<V, std::vector<std::vector<std::string>>>) {
-      *v = {{"X", "c" + std::to_string(n)}, {"c" + std::to_string(n), "X"}};
-    } else if constexpr (kIsMap<V>) {
-      typename V::mapped_type m{};
-      if constexpr (std::is_same_v<typename V::mapped_type, std::string>)
-        m = "m" + std::to_string(n);
-      (*v)["k" + std::to_string(n)] = m;
-    }
-  }
-  template <class T>
-  void operator()(const char*, T& v) {
-    if constexpr (IsFactType<T>::value) {
-      std::remove_reference_t<decltype(*v.value)> x{};
-      Plain(&x);
-      v.Set(std::move(x), "imported: f.txt:" + std::to_string(n) + " (test)");
-    } else if constexpr (Visitable<T>) {
-      v.visit(*this);
-    } else if constexpr (VisitableVector<T>) {
-      if (v.empty()) v.emplace_back();
-      for (auto& e : v) e.visit(*this);
-    } else {
-      Plain(&v);
-    }
-  }
-};
-
-Machine FilledMachine() {
-  Machine m;
-  Filler f;
-  m.visit(f);
-  m.name = "filled";
-  return m;
 }
 
 // Everything an import says reaches a machine that knew nothing: every leaf of a full machine (the
