@@ -234,18 +234,21 @@ FleetReport FleetComparer::Finish() const {
                            : (dev > 0 ? std::numeric_limits<double>::infinity() : 0.0);
         double rel = med != 0 ? dev / std::fabs(med) : (dev > 0 ? 1.0 : 0.0);
         if (z <= kMadCut || rel <= kMinRelative) continue;
-        MetricOutlier o{Str(name),
-                        Str(s.node),
-                        s.value,
-                        Str(s.where),
-                        med,
-                        mad,
-                        med != 0 ? (s.value - med) / std::fabs(med) * 100 : 0,
-                        z};
-        flag(o.node, fmt::format("{}: {:.4g}{} where the group's median is {:.4g} ({:+.1f}%, MAD "
-                                 "{:.3g})",
-                                 o.metric, o.value, o.where.empty() ? "" : " (" + o.where + ")",
-                                 o.median, o.deviation_percent, o.mad));
+        MetricOutlier o{
+            Str(name),
+            Str(s.node),
+            s.value,
+            Str(s.where),
+            med,
+            mad,
+            med != 0 ? std::optional<double>((s.value - med) / std::fabs(med) * 100) : std::nullopt,
+            z};
+        flag(o.node,
+             fmt::format("{}: {:.4g}{} where the group's median is {:.4g} ({}MAD {:.3g})", o.metric,
+                         o.value, o.where.empty() ? "" : " (" + o.where + ")", o.median,
+                         o.deviation_percent ? fmt::format("{:+.1f}%, ", *o.deviation_percent)
+                                             : std::string(),
+                         o.mad));
         gr.metric_outliers.push_back(std::move(o));
       }
     }

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -39,8 +40,10 @@ struct MetricOutlier {
   double value = 0;
   std::string where;  // the pair or load that gave the figure
   double median = 0, mad = 0;
-  double deviation_percent = 0;  // (value - median) / median * 100
-  double modified_z = 0;         // 0.6745 (value - median) / MAD; inf when MAD is 0
+  // (value - median) / median * 100; none when the median is 0 (no percentage of zero: a
+  // "+0.0%" there would say the outlier sits on the median).
+  std::optional<double> deviation_percent;
+  double modified_z = 0;  // 0.6745 (value - median) / MAD; inf when MAD is 0
 };
 
 struct GroupReport {

@@ -78,7 +78,9 @@ std::string FleetMarkdown(const FleetReport& r) {
       md::Table t({"measure", "node", "value", "where", "group median", "MAD", "deviation"});
       for (const auto& o : g.metric_outliers)
         t.Row({md::Escape(o.metric), md::Escape(o.node), Fig(o.value), md::Escape(o.where),
-               Fig(o.median), Fig(o.mad), fmt::format("{:+.1f}%", o.deviation_percent)});
+               Fig(o.median), Fig(o.mad),
+               o.deviation_percent ? fmt::format("{:+.1f}%", *o.deviation_percent)
+                                   : std::string("no % of a 0 median")});
       out += t.Render() + "\n";
     }
     if (!g.metrics_too_few.empty()) {
@@ -140,14 +142,16 @@ std::string FleetJson(const FleetReport& r) {
     }
     jg["metric_outliers"] = nlohmann::json::array();
     for (const auto& o : g.metric_outliers)
-      jg["metric_outliers"].push_back({{"metric", o.metric},
-                                       {"node", o.node},
-                                       {"value", o.value},
-                                       {"where", o.where},
-                                       {"median", o.median},
-                                       {"mad", o.mad},
-                                       {"deviation_percent", o.deviation_percent},
-                                       {"modified_z", FiniteOrNull(o.modified_z)}});
+      jg["metric_outliers"].push_back(
+          {{"metric", o.metric},
+           {"node", o.node},
+           {"value", o.value},
+           {"where", o.where},
+           {"median", o.median},
+           {"mad", o.mad},
+           {"deviation_percent",
+            o.deviation_percent ? nlohmann::json(*o.deviation_percent) : nlohmann::json()},
+           {"modified_z", FiniteOrNull(o.modified_z)}});
     jg["metrics_too_few_nodes"] = g.metrics_too_few;
     jg["findings_everywhere"] = g.findings_everywhere;
     doc["groups"].push_back(std::move(jg));

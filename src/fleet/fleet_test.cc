@@ -195,9 +195,34 @@ TEST(Fleet, MeasuredBandwidthFarFromTheMedianByMad) {
   EXPECT_DOUBLE_EQ(o.value, 24.0);
   EXPECT_EQ(o.where, "GPU 0 -> GPU 1");
   EXPECT_NEAR(o.median, 49.95, 1e-9);  // (49.9 + 50.0) / 2 of the eight
-  EXPECT_LT(o.deviation_percent, -50);
+  EXPECT_LT(o.deviation_percent.value_or(0), -50);
   EXPECT_EQ(o.metric, "p2p uni-p2p 16777216 B, weakest pair (GB/s)");
   EXPECT_EQ(r.outliers.size(), 1u);
+}
+
+// A median of 0 has no percentage: the outlier is said with its value and the median, never as
+// "+0.0%" (which reads as "on the median") — in the flag, the table and the JSON (null).
+TEST(Fleet, AnOutlierFromAZeroMedianHasNoPercentage) {
+  FleetComparer c;
+  for (int i = 0; i < 8; ++i) {
+    MachineView mv = Node("n" + std::to_string(i));
+    AddP2p(&mv, i == 5 ? 5.0 : 0.0);
+    c.Add(FromMachineView(mv, {}));
+  }
+  FleetReport r = c.Finish();
+  ASSERT_EQ(r.groups[0].metric_outliers.size(), 1u);
+  const auto& o = r.groups[0].metric_outliers[0];
+  EXPECT_EQ(o.node, "n5");
+  EXPECT_DOUBLE_EQ(o.median, 0.0);
+  EXPECT_FALSE(o.deviation_percent.has_value());
+  ASSERT_EQ(r.outliers.at("n5").size(), 1u);
+  EXPECT_EQ(r.outliers.at("n5")[0],
+            "p2p uni-p2p 16777216 B, weakest pair (GB/s): 5 (GPU 0 -> GPU 1) where the group's "
+            "median is 0 (MAD 0)");
+  EXPECT_NE(FleetMarkdown(r).find("| no % of a 0 median |"), std::string::npos);
+  auto j = nlohmann::json::parse(FleetJson(r));
+  EXPECT_TRUE(j["groups"][0]["metric_outliers"][0]["deviation_percent"].is_null());
+  EXPECT_DOUBLE_EQ(j["groups"][0]["metric_outliers"][0]["median"].get<double>(), 0.0);
 }
 
 TEST(Fleet, TooFewMeasurementsAreNotJudged) {
@@ -280,19 +305,37 @@ TEST(FleetReader, ReadsRecordsOutputsAndDossiersAndNamesDamagedFiles) {
   // A number past a double's range: nlohmann throws out_of_range, not parse_error (it ended the
   // whole fleet run with std::terminate; found by fuzz_soak).
   t.Write("slurm/d.json", "{\"schema\": \"dossier/1\", \"kind\": \"collect\", \"x\": 11e309}");
+  // Damaged in the middle (a colon lost on line 3 of 6): the line is where it broke, not the end.
+  t.Write("slurm/f.json",
+          "{\n\"schema\": \"dossier/1\",\n\"kind\" \"collect\",\n\"x\": 1,\n\"y\": 2\n}\n");
+  // A record whose time is not a string, and one without a time: read all the same (no time).
+  for (const char* name : {"g", "h"}) {
+    nlohmann::json r = rec;
+    Machine m = SeedGuest();
+    m.name = name;
+    r["machine"] = MachineToJson(m);
+    if (std::string(name) == "g") {
+      r["time"] = 20261201;
+    } else {
+      r.erase("time");
+    }
+    t.Write(std::string("slurm/") + name + ".json", r.dump());
+  }
   std::vector<std::string> names, warnings;
   auto counts = ReadFleet(
       {t.path() + "/slurm"}, [&](const NodeFacts& n) { names.push_back(n.name); },
       [&](std::string w) { warnings.push_back(std::move(w)); });
   ASSERT_TRUE(counts.ok());
-  EXPECT_EQ(names, (std::vector<std::string>{"a", "b"}));
-  EXPECT_EQ(counts->files, 2u);
-  EXPECT_EQ(counts->skipped, 2u);
-  ASSERT_EQ(warnings.size(), 2u);
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"a", "b", "g", "h"}));
+  EXPECT_EQ(counts->files, 4u);
+  EXPECT_EQ(counts->skipped, 3u);
+  ASSERT_EQ(warnings.size(), 3u) << ::testing::PrintToString(warnings);
   std::sort(warnings.begin(), warnings.end());
   EXPECT_NE(warnings[0].find("c.json:3: not valid JSON"), std::string::npos) << warnings[0];
   EXPECT_NE(warnings[1].find("d.json: not valid JSON ("), std::string::npos) << warnings[1];
   EXPECT_NE(warnings[1].find("number overflow"), std::string::npos) << warnings[1];
+  EXPECT_NE(warnings[2].find("f.json:3: not valid JSON"), std::string::npos) << warnings[2];
   // The parser's message quotes the number: a long one is cut at 120 characters, marked.
   testing::TempDir l;
   l.Write("e.json", "{\"x\": 1" + std::string(200, '0') + "e309}");

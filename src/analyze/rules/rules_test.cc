@@ -1,8 +1,13 @@
 // Every rule of the table on a machine that triggers it and on one that must not.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <functional>
+
 #include "../tests/model_builders.h"
+#include "analyze/memory_plan.h"
 #include "analyze/p2p_status.h"
+#include "analyze/pci_walk.h"
 #include "analyze/rule.h"
 
 namespace dossier {
@@ -228,6 +233,66 @@ TEST(RuleLegacyChipset, AnI440fxGuestWithoutPassedThroughPcieDevicesIsAtMostInfo
   EXPECT_EQ(f->title.find("move to Q35"), std::string::npos);
 }
 
+// What counts as a device that needs PCIe on an i440FX guest without GPUs: an endpoint or a
+// legacy endpoint (each alone makes it a warning); a bridge or an unknown port type does not.
+TEST(RuleLegacyChipset, EachEndpointKindAloneNeedsPcie) {
+  for (const char* type : {"endpoint", "legacy_endpoint", "pci_bridge", ""}) {
+    SCOPED_TRACE(type);
+    Machine g = SeedGuest(0);
+    g.gpus.clear();
+    g.virtualization.chipset = Known(std::string("i440fx"), "/sys/class/dmi/id/product_name");
+    PciDevice nic =
+        testing::Dev("0000:00:10.0", "0x15b3", "0x101b", "0x020000", "", "pci0000:00", type);
+    if (std::string(type).empty()) nic.port_type.Unknown("no PCIe capability read", "test");
+    g.pci.devices = {nic};
+    auto fs = RunOn(ViewOf({g}));
+    const Finding* f = Find(fs, "vm.legacy-chipset");
+    ASSERT_NE(f, nullptr);
+    const bool needs = std::string(type) == "endpoint" || std::string(type) == "legacy_endpoint";
+    EXPECT_EQ(f->severity, needs ? kWarning : kInfo);
+    EXPECT_EQ(f->title.find("passed-through PCIe devices") != std::string::npos, needs) << f->title;
+  }
+}
+
+// The plan beside the server's log: only checks more than 10 % off count; the title and the step
+// name the first of them (the plan lists its checks in the order to look at them), every one
+// off is evidence, one within 10 % is not.
+TEST(RulePlanServerDisagrees, TheFirstCheckOffNamesTheTitleAndTheStep) {
+  View v = ViewOf({SeedGuest(2)});
+  MemoryPlan p;
+  p.label = "served";
+  auto check = [](const char* what, double plan, double server, const char* inputs) {
+    PlanCheck c;
+    c.what = what;
+    c.plan = plan;
+    c.server = server;
+    c.unit = "GiB";
+    c.server_source = "server.log:1";
+    c.check_inputs = inputs;
+    return c;
+  };
+  p.checks = {check("weights per GPU", 10.5, 10.0, "the quantization config"),  // +5 %: fine
+              check("KV cache per GPU", 30.0, 20.0, "--mem-fraction-static"),
+              check("KV tokens per GPU", 100.0, 250.0, "the KV cache dtype")};
+  std::vector<MemoryPlan> plans = {p};
+  RuleContext ctx{v.machines[0], v, v.notes, {}};
+  ctx.memory_plans = &plans;
+  auto f = RulePlanServerDisagrees(ctx);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->title, "The memory plan and the server's log disagree on KV cache per GPU (+50 %)");
+  ASSERT_EQ(f->actions.size(), 1u);
+  EXPECT_EQ(f->actions[0].step,
+            "Check --mem-fraction-static against the server's start-up log and command line");
+  std::vector<std::string> facts;
+  for (const auto& e : f->evidence)
+    if (e.fact.starts_with("plan: ") || e.fact.starts_with("server: ")) facts.push_back(e.fact);
+  EXPECT_EQ(facts,
+            (std::vector<std::string>{"plan: KV cache per GPU", "server: KV cache per GPU",
+                                      "plan: KV tokens per GPU", "server: KV tokens per GPU"}));
+  plans[0].checks.resize(1);
+  EXPECT_FALSE(RulePlanServerDisagrees(ctx));
+}
+
 TEST(RuleBarAllocation, FiresOnAGpuBarMessageOnly) {
   Machine g = SeedGuest(2);
   g.kernel_log.source = Known(std::string("/var/log/kern.log"), "/var/log/kern.log");
@@ -247,6 +312,42 @@ TEST(RuleBarAllocation, FiresOnAGpuBarMessageOnly) {
   ASSERT_NE(Find(fb, "pcie.bar-allocation-failed"), nullptr);
   EXPECT_NE(AllActions(*Find(fb, "pcie.bar-allocation-failed")).find("Above 4G"),
             std::string::npos);
+}
+
+// The step's lspci line names the device the kernel complained about, else (an NVRM message
+// names none) the first GPU, else a placeholder — on a guest and on bare metal alike.
+TEST(RuleBarAllocation, TheVerifyLineNamesTheDeviceComplainedAboutElseTheFirstGpu) {
+  auto lspci_target = [](const Machine& m) {
+    auto fs = RunOn(ViewOf({m}));
+    const Finding* f = Find(fs, "pcie.bar-allocation-failed");
+    if (!f) return std::string("silent");
+    for (const auto& a : f->actions)
+      if (a.verify.starts_with("lspci -vv -s "))
+        return a.verify.substr(13, a.verify.find(' ', 13) - 13);
+    return std::string("no lspci line");
+  };
+  for (bool guest : {true, false}) {
+    SCOPED_TRACE(guest ? "guest" : "bare metal");
+    Machine m = guest ? SeedGuest(3) : SwitchBox();
+    const std::string first = GpuDevices(m).front()->address, last = GpuDevices(m).back()->address;
+    ASSERT_NE(first, last);
+    PciProblem nvrm;
+    nvrm.address.Unknown("NVRM names no address", "dmesg");
+    nvrm.message = "NVRM: BAR1 is 0M @ 0x0 (PCI:0000:02:00)";
+    m.kernel_log.pci_problems = {nvrm};
+    EXPECT_EQ(lspci_target(m), first);
+    m.kernel_log.pci_problems = {Problem(last, "BAR 1: no space for [mem size 0x2000000000]"),
+                                 nvrm};
+    EXPECT_EQ(lspci_target(m), last);
+    m.kernel_log.pci_problems = {nvrm};
+    m.gpus.clear();
+    m.pci.devices.erase(std::remove_if(m.pci.devices.begin(), m.pci.devices.end(),
+                                       [](const PciDevice& d) {
+                                         return d.class_id.value_or("").starts_with("0x03");
+                                       }),
+                        m.pci.devices.end());
+    EXPECT_EQ(lspci_target(m), "ADDR");
+  }
 }
 
 TEST(RuleNumaAffinity, FiresOnAGuestWithTwoNodesAndGpusAtMinusOne) {
@@ -370,6 +471,73 @@ TEST(RuleGpuHealth, ReplaysClimbingWithinOneBoot) {
   const Finding* f = Find(climbed, "gpu.health");
   ASSERT_TRUE(f);
   EXPECT_NE(f->title.find("PCIe replays climbed from 3 to 57"), std::string::npos) << f->title;
+  EXPECT_EQ(f->severity, kWarning);
+}
+
+// Each trouble alone, on one GPU of a healthy pair: it gets its own explanation and its own steps
+// (the drain-and-reset step for each of ECC, remap and recovery alone), never another's.
+TEST(RuleGpuHealth, EachTroubleAloneGetsItsOwnStepsAndExplanation) {
+  const std::string kReset = "nvidia-smi -q -d ECC,ROW_REMAPPER,PAGE_RETIREMENT";
+  const std::string kPerf = "nvidia-smi -q -d PERFORMANCE";
+  const std::string kReplay = "nvidia-smi -q | grep -i replay";
+  struct Case {
+    const char* name;
+    std::function<void(NvmlHealth*)> set;
+    std::vector<std::string> verify;
+    const char* says;
+  };
+  const std::vector<Case> cases = {
+      {"uncorrected ECC",
+       [](NvmlHealth* h) { h->ecc_uncorrected_volatile = Known<int64_t>(2, "nvml"); },
+       {kReset, "dossier collect"},
+       "Uncorrected ECC errors"},
+      {"remap pending",
+       [](NvmlHealth* h) { h->remap_pending = Known(true, "nvml"); },
+       {kReset, "dossier collect"},
+       "A pending row remap"},
+      {"retired pages pending",
+       [](NvmlHealth* h) { h->retired_pages_pending = Known(true, "nvml"); },
+       {kReset, "dossier collect"},
+       "A pending row remap"},
+      {"recovery action",
+       [](NvmlHealth* h) { h->recovery_action = Known<std::string>("gpu_reset", "nvml"); },
+       {kReset, "dossier collect"},
+       "The driver itself asks"},
+      {"slowdown at idle",
+       [](NvmlHealth* h) { h->clocks_event_mask = Known<int64_t>(0x1 | 0x80, "nvml"); },
+       {kPerf, "dossier collect"},
+       "An idle GPU reports gpu_idle alone"},
+  };
+  const char* kSentences[] = {"Uncorrected ECC errors", "A pending row remap",
+                              "The driver itself asks", "An idle GPU reports gpu_idle alone",
+                              "PCIe replays are link-level"};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    Machine m = SeedGuest(2);
+    m.nvml.gpus = {HealthyNvmlGpu(0, "0000:01:00.0"), HealthyNvmlGpu(1, "0000:02:00.0")};
+    c.set(&m.nvml.gpus[1].health);
+    std::vector<Finding> fs = RunOn(ViewOf({m}));
+    const Finding* f = Find(fs, "gpu.health");
+    ASSERT_TRUE(f);
+    std::vector<std::string> verify;
+    for (const auto& a : f->actions) verify.push_back(a.verify);
+    EXPECT_EQ(verify, c.verify);
+    for (const char* s : kSentences)
+      EXPECT_EQ(f->explanation.find(s) != std::string::npos, std::string(s) == c.says) << s;
+    EXPECT_NE(f->title.find("GPU 1 (0000:02:00.0)"), std::string::npos) << f->title;
+  }
+  // Replays climbing alone: the reseat step, not a reset.
+  Machine earlier = SeedGuest(1);
+  earlier.nvml.gpus = {HealthyNvmlGpu(0, "0000:01:00.0")};
+  View v = ViewOf({earlier});
+  v.machines[0].earlier_same_boot =
+      PreviousBoot{{"r1.json", "collect", "t", "dossier"}, "b", earlier};
+  v.machines[0].machine.nvml.gpus[0].health.pcie_replay_count = Known<int64_t>(9, "nvml");
+  std::vector<Finding> fs = RunOn(v);
+  const Finding* f = Find(fs, "gpu.health");
+  ASSERT_TRUE(f);
+  ASSERT_EQ(f->actions.size(), 2u);
+  EXPECT_EQ(f->actions[0].verify, kReplay);
   EXPECT_EQ(f->severity, kWarning);
 }
 
