@@ -191,6 +191,8 @@ def is_test_file(path):
         base.endswith("_test.h") or path.startswith("bench/")
 
 
+# A string literal searched backwards from a position: rfind("needle", …
+RFIND_START = re.compile(r'\.rfind\("((?:[^"\\]|\\.)*)",\s*$')
 # The declaration of a fixed-size array of a built-in type, up to its "[" (see the int operator).
 ARRAY_DECL = re.compile(r"\b(?:char|wchar_t|unsigned|int|long|short|size_t|u?int(?:8|16|32|64)_t|"
                         r"double|float|bool|std::byte)\s+\w+\s*\[\s*$")
@@ -231,6 +233,14 @@ def generate(path, text, operators=None):
                 # writes to its limit; seed 1223 drew one. Left out, not counted.
                 if re.search(ARRAY_DECL, code[:mo.start()]) and code[mo.end():].lstrip().startswith("]"):
                     continue
+                # The starts-with idiom rfind("xy…", 0) == 0: from position 1 it finds the same
+                # unless the needle could sit at both 0 and 1, which needs its first two
+                # characters equal; seed 1224 drew two of these. Left out, not counted.
+                rf = RFIND_START.search(lines[i][:mo.start()])
+                if rf and mo.group(1) == "0" and code[mo.end():].lstrip().startswith(")"):
+                    needle = rf.group(1)
+                    if len(needle) >= 2 and needle[0] != needle[1] and "\\" not in needle[:2]:
+                        continue
                 v = int(mo.group(1))
                 for nv in ([v + 1, v - 1] if v > 0 else [v + 1]):
                     sub(i, mo.start(1), mo.end(1), str(nv), "int")

@@ -46,6 +46,11 @@ class Operators(unittest.TestCase):
         # A buffer's declared size is left alone; an element read at a literal index is not.
         self.assertEqual(mutated("  char buf[64];\n  unsigned char mac[6] = {};\n", "int"), [])
         self.assertEqual(mutated("  return buf[3];\n", "int"), ["  return buf[4];\n", "  return buf[2];\n"])
+        # rfind("xy", 0) == 0 from 1 is the same test; with "aa" (which can sit at 0 and 1) it is not.
+        self.assertEqual(mutated('  if (s.rfind("0x", 0) == 0) return;\n', "int"),
+                         ['  if (s.rfind("0x", 0) == 1) return;\n'])
+        self.assertEqual(mutated('  if (s.rfind("//", 0) == 0) return;\n', "int"),
+                         ['  if (s.rfind("//", 1) == 0) return;\n', '  if (s.rfind("//", 0) == 1) return;\n'])
         # Not a float, a hex literal, part of a name or a digit-separated literal's piece.
         self.assertEqual(mutated("double d = 1.5 + 2e3; int h = 0x10; int v2 = 1'000;\n", "int"), [])
 

@@ -220,7 +220,11 @@ TEST(LibvirtDomain, RunningDomainWithHostdevsAndNumaBinding) {
   EXPECT_EQ(*d.vm.hostpci[1].host, "0000:c1:00.0");
   EXPECT_EQ(*d.vm.hostpci[1].guest_bus, "0000:06:00.0");
   EXPECT_EQ(d.vm.hostpci[1].host.source, "llm.xml:33");
-  EXPECT_NE(d.vm.args->find("x-nv-gpudirect-clique=0"), std::string::npos);
+  // <qemu:commandline>'s arguments, in order (known first: reading an unknown fact's value is
+  // undefined, and a mutant that lost the arguments survived an -O0 build on a freed string).
+  ASSERT_TRUE(d.vm.args.known()) << d.vm.args.unknown;
+  EXPECT_EQ(*d.vm.args, "-set device.hostdev0.x-nv-gpudirect-clique=0");
+  EXPECT_EQ(d.vm.args.source, "llm.xml");
 }
 
 // libvirt with QEMU >= 6.2 passes -device and -object as JSON: the same facts as key=value.

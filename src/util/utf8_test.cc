@@ -14,6 +14,23 @@ TEST(Utf8, ValidTextPassesUnchanged) {
   }
 }
 
+// Each sequence length at each edge of its table row (U+00A0 for the 2-byte low edge: U+0080..9F
+// are C1 controls, escaped on purpose), alone and as the string's last bytes (the
+// bytes left are exactly the sequence's length), and each cut by its last byte.
+TEST(Utf8, EverySequenceLengthAtTheEndOfTheString) {
+  for (std::string seq :
+       {"\xC2\xA0", "\xC3\xA9", "\xDF\xBF", "\xE0\xA0\x80", "\xE2\x82\xAC", "\xED\x9F\xBF",
+        "\xEF\xBF\xBD", "\xF0\x90\x80\x80", "\xF0\x9F\x98\x80", "\xF4\x8F\xBF\xBF"}) {
+    for (std::string s : {seq, "a" + seq, seq + seq}) {
+      EXPECT_TRUE(IsValidUtf8(s)) << ::testing::PrintToString(s);
+      EXPECT_EQ(MakeValidUtf8(s), s);
+    }
+    std::string cut = seq.substr(0, seq.size() - 1);
+    EXPECT_FALSE(IsValidUtf8(cut)) << ::testing::PrintToString(cut);
+    EXPECT_FALSE(IsValidUtf8("a" + cut));
+  }
+}
+
 TEST(Utf8, InvalidBytesBecomeVisibleEscapes) {
   EXPECT_EQ(MakeValidUtf8("a\xff"
                           "b"),
