@@ -151,6 +151,16 @@ TEST(NotesContradicted, NamesMatchStrictlyAndStatedDifferencesAreNoContradiction
   server.notes.facts = {NoteFact{"CUDA_HOME", "/usr/local/cuda-12.8/", "confirmed", "", "", "", 4}};
   EXPECT_EQ(FindIn(RunRules({server.machines[0], server, server.notes, {}}), "notes.contradicted"),
             nullptr);
+  // The server's CUDA_HOME with a trailing slash names the toolkit /usr/local/cuda points to:
+  // the same directory, no finding; another one with a slash still is one.
+  g.servers[0].env["CUDA_HOME"] = "/usr/local/cuda-13.0//";
+  View slash = ViewOf({g});
+  EXPECT_EQ(FindIn(RunRules({slash.machines[0], slash, slash.notes, {}}), "notes.contradicted"),
+            nullptr);
+  g.servers[0].env["CUDA_HOME"] = "/usr/local/cuda-12.8/";
+  View other = ViewOf({g});
+  EXPECT_NE(FindIn(RunRules({other.machines[0], other, other.notes, {}}), "notes.contradicted"),
+            nullptr);
 }
 
 TEST(Severity, AcsCannotHelpIsAWarningOnceTheNotesSayAcsWasChanged) {
