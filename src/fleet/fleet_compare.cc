@@ -91,7 +91,10 @@ FleetReport FleetComparer::Finish() const {
   rep.replaced = replaced_;
   rep.warnings = warnings_;
   std::vector<std::vector<size_t>> members(groups_.size());
-  for (size_t i = 0; i < nodes_.size(); ++i) members[nodes_[i].group].push_back(i);
+  // A node never collected has no board or GPUs to be grouped by (it was rendered as a group
+  // " with 0x "): it is listed apart, below, and in no group.
+  for (size_t i = 0; i < nodes_.size(); ++i)
+    if (nodes_[i].collected) members[nodes_[i].group].push_back(i);
   rep.nodes = nodes_.size();
 
   std::vector<size_t> order;

@@ -1,7 +1,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
+#include <map>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "analyze/analysis.h"
@@ -9,6 +12,7 @@
 #include "fleet/fleet_reader.h"
 #include "fleet/fleet_render.h"
 #include "model/json_io.h"
+#include "tests/golden.h"
 #include "tests/model_builders.h"
 #include "tests/run_cli.h"
 #include "tests/temp_dir.h"
@@ -223,6 +227,77 @@ TEST(Fleet, AnOutlierFromAZeroMedianHasNoPercentage) {
   auto j = nlohmann::json::parse(FleetJson(r));
   EXPECT_TRUE(j["groups"][0]["metric_outliers"][0]["deviation_percent"].is_null());
   EXPECT_DOUBLE_EQ(j["groups"][0]["metric_outliers"][0]["median"].get<double>(), 0.0);
+}
+
+// A fleet of every kind of finding, its whole Markdown and JSON reports golden (reviewed): the
+// drift table, a measured outlier, a measure on too few nodes, a GPU set that differs, two
+// machines under one name (each with its board, UUID when known, and boot), a node only measured.
+TEST(FleetGolden, EverySectionOfTheReport) {
+  FleetComparer c;
+  for (int i = 0; i < 8; ++i) {
+    MachineView mv = Node("n" + std::to_string(i));
+    mv.machine.boot_id = Known("boot-n" + std::to_string(i), "/proc/sys/kernel/random/boot_id");
+    if (i == 2) mv.machine.software.nvidia_driver = Known(std::string("575.57.08"), "x");
+    AddP2p(&mv, i == 5 ? 24.0 : 50.0 + 0.1 * i);
+    NodeFacts n = FromMachineView(mv, {});
+    if (i < 2) n.metrics.push_back({"serve total tok/s", 1000.0 + i, "c=64"});
+    c.Add(std::move(n));
+  }
+  MachineView seven = Node("n8");
+  seven.machine = SeedGuest(7);
+  seven.machine.name = "n8";
+  c.Add(FromMachineView(seven, {}));
+  // "box" twice: two different machines (boards and boots differ), one with a UUID.
+  NodeFacts a = FromMachineView(Node("box"), {});
+  a.file = "a/records/1.json";
+  a.board = "Board A";
+  a.boot_id = "boot-a";
+  a.uuid = "4c4c4544-0000";
+  NodeFacts b = FromMachineView(Node("box"), {});
+  b.file = "b/records/1.json";
+  b.board = "Board B";
+  b.boot_id = "boot-b";
+  c.Add(std::move(a));
+  c.Add(std::move(b));
+  NodeFacts measured;
+  measured.name = "only-measured";
+  measured.file = "bench/records/2.json";
+  measured.collected = false;
+  c.Add(std::move(measured));
+  FleetReport r = c.Finish();
+  testing::ExpectMatchesGolden("fleet-every-section.md", FleetMarkdown(r));
+  // Figures to 9 significant digits: the last bits of a MAD may differ between compilers.
+  std::function<void(nlohmann::json&)> round = [&](nlohmann::json& j) {
+    if (j.is_number_float()) j = std::stod(fmt::format("{:.9g}", j.get<double>()));
+    if (j.is_structured())
+      for (auto& e : j) round(e);
+  };
+  nlohmann::json j = nlohmann::json::parse(FleetJson(r));
+  round(j);
+  testing::ExpectMatchesGolden("fleet-every-section.json", j.dump(1) + "\n");
+}
+
+// A collect --format json output carries serving figures as a summary: per load the latest run
+// that completed a request (or whose count is not known: a typed-in figure); a run that completed
+// none measured nothing, and rows that are not runs are passed over.
+TEST(FleetOutput, ServingFiguresFromTheSummaryRunsThatCompletedOrWhoseCountIsUnknown) {
+  nlohmann::json m = MachineToJson(SeedGuest());
+  m["measurement_summary"]["serve"] = nlohmann::json::array(
+      {{{"load", "c=1"}, {"completed", 10}, {"total_tokens_per_s", 100.0}},
+       {{"load", "c=1"}, {"completed", 12}, {"total_tokens_per_s", 110.0}},  // later: it stands
+       {{"load", "c=8"}, {"completed", 0}, {"total_tokens_per_s", 999.0}},   // completed none
+       {{"load", "c=16"}, {"completed", nullptr}, {"total_tokens_per_s", 640.0}},
+       {{"load", "c=32"}, {"completed", -1}, {"total_tokens_per_s", 5.0}},
+       {{"load", "c=64"}, {"total_tokens_per_s", 7.0}},  // no count at all: not a run
+       {{"load", "c=128"}, {"completed", 3}, {"total_tokens_per_s", "fast"}},
+       "not a row"});
+  std::vector<std::string> w;
+  NodeFacts n = FromOutputMachine(m, "out.json", &w);
+  std::map<std::string, double> serve;
+  for (const auto& x : n.metrics)
+    if (x.name.starts_with("serve ")) serve[x.name] = x.value;
+  EXPECT_EQ(serve, (std::map<std::string, double>{{"serve c=1 total tokens/s", 110.0},
+                                                  {"serve c=16 total tokens/s", 640.0}}));
 }
 
 TEST(Fleet, TooFewMeasurementsAreNotJudged) {
