@@ -4,6 +4,7 @@
 #include "util/stop_signals.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -78,6 +79,35 @@ TEST(StopSignals, TheScopeRestoresTheHandlersBefore) {
   struct sigaction after {};
   ::sigaction(SIGTERM, nullptr, &after);
   EXPECT_EQ(before.sa_handler, after.sa_handler);
+}
+
+void OnInt(int) {}
+void OnTerm(int) {}
+void OnHup(int) {}
+
+// Each of the three signals gets back its own handler from before (three different ones here), in
+// a child so the test process keeps its own.
+TEST(StopSignals, EachSignalGetsBackItsOwnHandler) {
+  int status = StopInChild([] {
+    const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    void (*const handlers[])(int) = {OnInt, OnTerm, OnHup};
+    for (int i = 0; i < 3; ++i) {
+      struct sigaction sa {};
+      sa.sa_handler = handlers[i];
+      sigemptyset(&sa.sa_mask);
+      ::sigaction(sigs[i], &sa, nullptr);
+    }
+    { StopSignals stop("test"); }
+    for (int i = 0; i < 3; ++i) {
+      struct sigaction now {};
+      ::sigaction(sigs[i], nullptr, &now);
+      if (now.sa_handler != handlers[i]) return 20 + i;
+    }
+    return 0;
+  });
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 0)
+      << "20 + the index of the signal whose handler was not restored";
 }
 
 }  // namespace
