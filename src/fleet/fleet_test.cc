@@ -231,7 +231,8 @@ TEST(Fleet, AnOutlierFromAZeroMedianHasNoPercentage) {
 
 // A fleet of every kind of finding, its whole Markdown and JSON reports golden (reviewed): the
 // drift table, a measured outlier, a measure on too few nodes, a GPU set that differs, two
-// machines under one name (each with its board, UUID when known, and boot), a node only measured.
+// machines under one name (each with its board, UUID when known, and boot), a node only measured,
+// the files read and a file that could not be.
 TEST(FleetGolden, EverySectionOfTheReport) {
   FleetComparer c;
   for (int i = 0; i < 8; ++i) {
@@ -264,6 +265,8 @@ TEST(FleetGolden, EverySectionOfTheReport) {
   measured.file = "bench/records/2.json";
   measured.collected = false;
   c.Add(std::move(measured));
+  for (int i = 0; i < 13; ++i) c.AddFile();
+  c.Warn("slurm/c.json:3: not valid JSON (truncated or damaged)");
   FleetReport r = c.Finish();
   testing::ExpectMatchesGolden("fleet-every-section.md", FleetMarkdown(r));
   // Figures to 9 significant digits: the last bits of a MAD may differ between compilers.
@@ -298,6 +301,25 @@ TEST(FleetOutput, ServingFiguresFromTheSummaryRunsThatCompletedOrWhoseCountIsUnk
     if (x.name.starts_with("serve ")) serve[x.name] = x.value;
   EXPECT_EQ(serve, (std::map<std::string, double>{{"serve c=1 total tokens/s", 110.0},
                                                   {"serve c=16 total tokens/s", 640.0}}));
+}
+
+// A finding a node reports twice (two records merged, apart in its list) counts once: on one node
+// of two it is a difference, never "everywhere".
+TEST(Fleet, AFindingReportedTwiceByOneNodeCountsOnce) {
+  FleetComparer c;
+  NodeFacts a = FromMachineView(Node("a"), {});
+  a.findings = {"warning p2p.x", "info numa.y", "warning p2p.x"};
+  NodeFacts b = FromMachineView(Node("b"), {});
+  b.findings = {"info numa.y"};
+  c.Add(a);
+  c.Add(b);
+  FleetReport r = c.Finish();
+  ASSERT_EQ(r.groups.size(), 1u);
+  EXPECT_EQ(r.groups[0].findings_everywhere, std::vector<std::string>{"info numa.y"});
+  const Difference* d = FindDiff(r.groups[0], "finding warning p2p.x");
+  ASSERT_NE(d, nullptr);
+  ASSERT_EQ(d->others.size(), 2u);  // one node each side of two: neither is most
+  EXPECT_EQ(d->common.count, 0u);
 }
 
 TEST(Fleet, TooFewMeasurementsAreNotJudged) {
