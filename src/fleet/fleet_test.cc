@@ -322,6 +322,36 @@ TEST(Fleet, AFindingReportedTwiceByOneNodeCountsOnce) {
   EXPECT_EQ(d->common.count, 0u);
 }
 
+// "Most nodes" is more than half: three drivers over seven nodes (3, 2, 2) have none, and every
+// node is named with its value; four of seven is the common value, the other three differ.
+TEST(Fleet, TheCommonValueIsHeldByMoreThanHalfTheGroup) {
+  for (int most : {3, 4}) {
+    SCOPED_TRACE(most);
+    FleetComparer c;
+    for (int i = 0; i < 7; ++i) {
+      MachineView mv = Node("n" + std::to_string(i));
+      const char* drv = i < most ? "580" : (i - most) % 2 ? "575" : "570";
+      mv.machine.software.nvidia_driver = Known(std::string(drv), "x");
+      c.Add(FromMachineView(mv, {}));
+    }
+    FleetReport r = c.Finish();
+    const Difference* d = FindDiff(r.groups[0], "NVIDIA driver");
+    ASSERT_NE(d, nullptr);
+    if (most == 3) {
+      EXPECT_EQ(d->common.count, 0u);
+      EXPECT_EQ(d->others.size(), 3u);
+      EXPECT_EQ(r.outliers.size(), 7u);
+      EXPECT_EQ(r.outliers.at("n0")[0],
+                "NVIDIA driver: 580 (no value on more than half the group)");
+    } else {
+      EXPECT_EQ(d->common.value, "580");
+      EXPECT_EQ(d->common.count, 4u);
+      EXPECT_EQ(r.outliers.size(), 3u);
+      EXPECT_EQ(r.outliers.at("n4")[0], "NVIDIA driver: 570 where 4 of 7 have 580");
+    }
+  }
+}
+
 TEST(Fleet, TooFewMeasurementsAreNotJudged) {
   FleetComparer c;
   for (int i = 0; i < 3; ++i) {
