@@ -352,6 +352,32 @@ TEST(Fleet, TheCommonValueIsHeldByMoreThanHalfTheGroup) {
   }
 }
 
+// Two machines under one name, then a later record of the second from the same file: it replaces
+// the second ("box (b.json)"), never the first.
+TEST(Fleet, ALaterRecordOfTheSecondMachineUnderOneNameReplacesTheSecond) {
+  FleetComparer c;
+  NodeFacts a = FromMachineView(Node("box"), {});
+  a.file = "a.json";
+  a.board = "Board A";
+  a.boot_id = "boot-a";
+  NodeFacts b = a;
+  b.file = "b.json";
+  b.board = "Board B";
+  b.boot_id = "boot-b";
+  NodeFacts later = b;
+  later.time = "2026-12-02T00:00:00Z";
+  c.Add(a);
+  c.Add(b);
+  c.Add(later);
+  FleetReport r = c.Finish();
+  EXPECT_EQ(r.nodes, 2u);
+  EXPECT_EQ(r.replaced, 1u);
+  std::map<std::string, std::vector<std::string>> by_board;
+  for (const auto& g : r.groups) by_board[g.board] = g.nodes;
+  EXPECT_EQ(by_board, (std::map<std::string, std::vector<std::string>>{
+                          {"Board A", {"box"}}, {"Board B", {"box (b.json)"}}}));
+}
+
 TEST(Fleet, TooFewMeasurementsAreNotJudged) {
   FleetComparer c;
   for (int i = 0; i < 3; ++i) {
