@@ -560,14 +560,20 @@ class Runner:
         return h.hexdigest()
 
     def configure(self):
-        if os.path.exists(os.path.join(self.bld, "build.ninja")):
-            return
+        # libstdc++ assertions (CMakeLists.txt, DOSSIER_LIB_ASSERTIONS): a mutant that makes code
+        # read an unknown fact or index past a vector aborts instead of reading stale memory and
+        # surviving by luck. A build directory configured before the option is configured again.
+        cache = os.path.join(self.bld, "CMakeCache.txt")
+        if os.path.exists(os.path.join(self.bld, "build.ninja")) and os.path.exists(cache):
+            with open(cache) as f:
+                if "DOSSIER_LIB_ASSERTIONS:BOOL=ON" in f.read():
+                    return
         # The configuration of scripts/mutation-check.sh: unity batches at -O0. One file per
         # compile rebuilds a mutant quicker, but the cold build parses the heavy headers (CLI11,
         # nlohmann/json, fmt, GoogleTest) once per file: ten times the work (README).
         cmd = ["cmake", "-S", self.src, "-B", self.bld, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=None",
                "-DCMAKE_CXX_FLAGS=-O0", "-DDOSSIER_UNITY=" + os.environ.get("MUTATION_UNITY", "ON"),
-               "-DDOSSIER_BENCH=OFF"]
+               "-DDOSSIER_BENCH=OFF", "-DDOSSIER_LIB_ASSERTIONS=ON"]
         if subprocess.run(cmd, env=self.env(), stdout=subprocess.DEVNULL).returncode:
             sys.exit("mutants: cmake failed to configure " + self.bld)
 

@@ -89,7 +89,7 @@ if [ ! -f "$bld/build.ninja" ]; then
   flags=(-DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS=-O0)
   [ "${MUTATION_FLAGS:-}" = release ] && flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo)
   cmake -S "$src" -B "$bld" -G Ninja "${flags[@]}" -DDOSSIER_UNITY="${MUTATION_UNITY:-ON}" \
-    -DDOSSIER_BENCH=OFF >/dev/null
+    -DDOSSIER_BENCH=OFF -DDOSSIER_LIB_ASSERTIONS=ON >/dev/null
 fi
 
 run_suite() {  # $1: optional gtest filter; returns the suite's status

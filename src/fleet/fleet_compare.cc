@@ -193,8 +193,11 @@ FleetReport FleetComparer::Finish() const {
         with.insert(with.end(), pos.begin(), pos.end());
         by[Str(v)] = std::move(pos);
       }
+      // A node may name one fact twice (two serving runs of one load): count it once, or a
+      // duplicate would stand in for a node that lacks the fact.
+      std::sort(with.begin(), with.end());
+      with.erase(std::unique(with.begin(), with.end()), with.end());
       if (with.size() < n) {
-        std::sort(with.begin(), with.end());
         auto missing = absent_from(with);
         if (!missing.empty()) by["not captured"] = std::move(missing);
       }

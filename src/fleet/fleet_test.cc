@@ -183,6 +183,31 @@ TEST(Fleet, FactMissingOnANodeIsNotCaptured) {
   EXPECT_EQ(d->others[0].nodes, std::vector<std::string>{"n1"});
 }
 
+// A node can name one fact twice (two serving runs of one load that both failed requests): it
+// still counts once towards "every node has it", so the node without the fact is named.
+TEST(Fleet, AFactTwiceOnOneNodeDoesNotHideTheNodeWithoutIt) {
+  FleetComparer c;
+  for (int i = 0; i < 4; ++i) {
+    NodeFacts n;
+    n.name = "n" + std::to_string(i);
+    n.board = "b";
+    n.gpu_model = "g";
+    if (i == 0) n.attributes.emplace_back("serve rate 1/s failed requests", "3");
+    if (i != 1) n.attributes.emplace_back("serve rate 1/s failed requests", "5");
+    c.Add(n);
+  }
+  FleetReport r = c.Finish();
+  const Difference* d = FindDiff(r.groups[0], "serve rate 1/s failed requests");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->common.value, "5");
+  EXPECT_EQ(d->common.count, 3u);
+  ASSERT_EQ(d->others.size(), 2u);
+  EXPECT_EQ(d->others[0].value, "3");
+  EXPECT_EQ(d->others[0].nodes, std::vector<std::string>{"n0"});
+  EXPECT_EQ(d->others[1].value, "not captured");
+  EXPECT_EQ(d->others[1].nodes, std::vector<std::string>{"n1"});
+}
+
 TEST(Fleet, MeasuredBandwidthFarFromTheMedianByMad) {
   FleetComparer c;
   const double noise[] = {50.1, 49.8, 50.3, 49.9, 50.0, 50.2, 49.7, 50.1};
@@ -232,7 +257,7 @@ TEST(Fleet, AnOutlierFromAZeroMedianHasNoPercentage) {
 // A fleet of every kind of finding, its whole Markdown and JSON reports golden (reviewed): the
 // drift table, a measured outlier, a measure on too few nodes, a GPU set that differs, two
 // machines under one name (each with its board, UUID when known, and boot), a node only measured,
-// the files read and a file that could not be.
+// the files read and a file that could not be, a finding on every node and one on two.
 TEST(FleetGolden, EverySectionOfTheReport) {
   FleetComparer c;
   for (int i = 0; i < 8; ++i) {
@@ -240,7 +265,9 @@ TEST(FleetGolden, EverySectionOfTheReport) {
     mv.machine.boot_id = Known("boot-n" + std::to_string(i), "/proc/sys/kernel/random/boot_id");
     if (i == 2) mv.machine.software.nvidia_driver = Known(std::string("575.57.08"), "x");
     AddP2p(&mv, i == 5 ? 24.0 : 50.0 + 0.1 * i);
-    NodeFacts n = FromMachineView(mv, {});
+    std::vector<Finding> found = {{"p2p.disabled", "warning", "", {}, "", {}, {}, ""}};
+    if (i == 3 || i == 6) found.push_back({"gpu.ecc-errors", "critical", "", {}, "", {}, {}, ""});
+    NodeFacts n = FromMachineView(mv, found);
     if (i < 2) n.metrics.push_back({"serve total tok/s", 1000.0 + i, "c=64"});
     c.Add(std::move(n));
   }
@@ -339,7 +366,11 @@ TEST(Fleet, TheCommonValueIsHeldByMoreThanHalfTheGroup) {
     ASSERT_NE(d, nullptr);
     if (most == 3) {
       EXPECT_EQ(d->common.count, 0u);
-      EXPECT_EQ(d->others.size(), 3u);
+      // Fewest nodes first; values held by as many nodes keep their order (570 before 575).
+      ASSERT_EQ(d->others.size(), 3u);
+      EXPECT_EQ(d->others[0].value, "570");
+      EXPECT_EQ(d->others[1].value, "575");
+      EXPECT_EQ(d->others[2].value, "580");
       EXPECT_EQ(r.outliers.size(), 7u);
       EXPECT_EQ(r.outliers.at("n0")[0],
                 "NVIDIA driver: 580 (no value on more than half the group)");
