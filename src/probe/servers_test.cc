@@ -126,7 +126,7 @@ void WriteSeedMachine(const TempDir& t) {
   t.Write("usr/lib/python3.12/os.py", "");
 }
 
-Machine Collect(const TempDir& t, CollectOptions o = {}) {
+Machine CollectServers(const TempDir& t, CollectOptions o = {}) {
   RootFs fs(t.path());
   std::vector<std::string> log;
   return CollectMachine(fs, o, &log);
@@ -135,7 +135,7 @@ Machine Collect(const TempDir& t, CollectOptions o = {}) {
 TEST(Servers, SeedStorySglangServer) {
   TempDir t;
   WriteSeedMachine(t);
-  Machine m = Collect(t);
+  Machine m = CollectServers(t);
   ASSERT_EQ(m.servers.size(), 2u);
   const Server& s = m.servers[0];
   EXPECT_EQ(s.pid, 100);
@@ -176,7 +176,7 @@ TEST(Servers, SeedStorySglangServer) {
 TEST(Servers, VllmOfAnotherUserWithUnreadableEnviron) {
   TempDir t;
   WriteSeedMachine(t);
-  Machine m = Collect(t);
+  Machine m = CollectServers(t);
   ASSERT_EQ(m.servers.size(), 2u);
   const Server& v = m.servers[1];
   EXPECT_EQ(v.pid, 200);
@@ -208,7 +208,7 @@ TEST(Servers, UnreadableEnvironKeepsTheRest) {
             "llama-server");
   t.Write("proc/50/environ/x", "");  // a directory where the file should be
   t.Write("m/q.gguf", "GGUF");
-  Machine m = Collect(t);
+  Machine m = CollectServers(t);
   ASSERT_EQ(m.servers.size(), 1u);
   const Server& s = m.servers[0];
   EXPECT_EQ(s.engine, "llama.cpp");
@@ -226,7 +226,7 @@ TEST(Servers, RenamedWorkersWithoutALauncherNameTheirParent) {
   WriteProc(t, 70, 1, NulSeparated({"/usr/bin/python3", "run_engine.py", "--tp", "2"}));
   WriteProc(t, 71, 70, NulSeparated({"sglang::scheduler_TP0"}));
   WriteProc(t, 72, 70, NulSeparated({"sglang::scheduler_TP1"}));
-  Machine m = Collect(t);
+  Machine m = CollectServers(t);
   ASSERT_EQ(m.servers.size(), 1u);
   EXPECT_EQ(m.servers[0].pid, 70);
   EXPECT_EQ(m.servers[0].engine, "sglang");
@@ -239,7 +239,7 @@ TEST(Servers, ParentLoopsInACapturedTreeEnd) {
   TempDir t;
   WriteProc(t, 80, 81, NulSeparated({"python3", "-m", "sglang.launch_server"}));
   WriteProc(t, 81, 80, NulSeparated({"python3", "-m", "sglang.launch_server"}));
-  Machine m = Collect(t);  // each is the other's ancestor: neither is the other's worker
+  Machine m = CollectServers(t);  // each is the other's ancestor: neither is the other's worker
   ASSERT_EQ(m.servers.size(), 2u);
   EXPECT_TRUE(m.servers[0].worker_pids->empty());
 }
@@ -252,7 +252,7 @@ TEST(Servers, NoSecretAnywhereInTheOutput) {
                   {"NCCL_DEBUG", "INFO"},
                   {"VLLM_API_KEY", "sk-live-SECRET123"},
                   {"HF_ENDPOINT", "https://a:urlsecret-ENV@h"}};
-  Machine m = Collect(t, o);
+  Machine m = CollectServers(t, o);
   std::string json = MachineToJson(m).dump();
   View view = OneShotView(m);
   std::string md = RenderMarkdown(view, Analyze(view));

@@ -60,5 +60,21 @@ TEST(MemoryPlanMarkdown, EachUnknownReasonIsSaidOnceUnderTheTable) {
   EXPECT_NE(md2.find("| 1000 | 0.00 | no: test |"), std::string::npos) << md2;
 }
 
+// A check off by more than 10 % names what to look at; one off by exactly 10 %, or less, is
+// within the plan's tolerance (the rule memory.plan-server-disagrees uses the same bound).
+TEST(MemoryPlanMarkdown, OnlyAChecksDifferenceBeyondTenPercentNamesWhatToCheck) {
+  MemoryPlan p = PlanNamed("served");
+  p.checks = {{"weights per GPU", 110, 100, "GiB", "log:1", "the quantization"},
+              {"KV tokens per GPU", 111, 100, "tokens", "log:2", "the KV dtype"},
+              {"maximum concurrency", 89, 100, "requests", "log:3", "the context length"},
+              {"KV budget", 95, 100, "GiB", "log:4", "the memory fraction"}};
+  std::string md = MemoryPlansMarkdown({p}, "###");
+  EXPECT_NE(md.find("| +10.0 % | `log:1` |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| +11.0 % (check: the KV dtype) | `log:2` |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| -11.0 % (check: the context length) | `log:3` |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| -5.0 % | `log:4` |"), std::string::npos) << md;
+  EXPECT_EQ(Count(md, "(check: "), 2u) << md;
+}
+
 }  // namespace
 }  // namespace dossier
