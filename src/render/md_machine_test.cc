@@ -15,7 +15,7 @@
 namespace dossier {
 namespace {
 
-size_t Count(const std::string& s, const std::string& what) {
+size_t Occurrences(const std::string& s, const std::string& what) {
   size_t n = 0;
   for (size_t p = s.find(what); p != std::string::npos; p = s.find(what, p + what.size())) ++n;
   return n;
@@ -84,7 +84,7 @@ TEST(MdImports, EveryDisagreementIsARowUpToFortyThenHowManyMore) {
     for (size_t i = 0; i < n; ++i) mv.disagreements.push_back(Disagreement(static_cast<int>(i)));
     out.clear();
     MdImports(mv, &out);
-    EXPECT_EQ(Count(out, "| Gen5 x16 |"), 40u);
+    EXPECT_EQ(Occurrences(out, "| Gen5 x16 |"), 40u);
     EXPECT_NE(out.find("`/gpus/39/link`"), std::string::npos);
     EXPECT_EQ(out.find("`/gpus/40/link`"), std::string::npos);
     if (n == 40)
@@ -204,14 +204,14 @@ TEST(P2pChart, AZeroFigureIsLeftOffTheLogScaleNotDrawnAtItsEdge) {
   mv.p2p.push_back(pm);
   std::string svg = html::P2pCharts(mv);
   ASSERT_NE(svg.find("GPU0 → GPU1"), std::string::npos) << svg;
-  EXPECT_EQ(Count(svg, "<circle"), 2u) << svg;
+  EXPECT_EQ(Occurrences(svg, "<circle"), 2u) << svg;
   size_t pts = svg.find("points=\"");
   ASSERT_NE(pts, std::string::npos);
   std::string points = svg.substr(pts + 8, svg.find('"', pts + 8) - pts - 8);
-  EXPECT_EQ(Count(points, ","), 2u) << points;
+  EXPECT_EQ(Occurrences(points, ","), 2u) << points;
   // All measured: three points.
   mv.p2p[0].results[0] = OkResult(4096, 0.5);
-  EXPECT_EQ(Count(html::P2pCharts(mv), "<circle"), 3u);
+  EXPECT_EQ(Occurrences(html::P2pCharts(mv), "<circle"), 3u);
 }
 
 // Zero is a figure: a pair measured at 0.00 GB/s (its only result) is the best of its kind, not
