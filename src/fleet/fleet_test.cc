@@ -165,13 +165,19 @@ TEST(FleetMarkdown, ANodeThatDiffersTwiceHasOneRowWithBothReasons) {
   EXPECT_NE(md.find("| n2 | BIOS version: 1.2 |"), std::string::npos) << md;
 }
 
+// Node "nI" of one group (board "b", GPUs "g") with nothing else known.
+NodeFacts OneGroupNode(int i) {
+  NodeFacts n;
+  n.name = "n" + std::to_string(i);
+  n.board = "b";
+  n.gpu_model = "g";
+  return n;
+}
+
 TEST(Fleet, FactMissingOnANodeIsNotCaptured) {
   FleetComparer c;
   for (int i = 0; i < 4; ++i) {
-    NodeFacts n;
-    n.name = "n" + std::to_string(i);
-    n.board = "b";
-    n.gpu_model = "g";
+    NodeFacts n = OneGroupNode(i);
     if (i != 1) n.attributes.emplace_back("python package torch", "2.8.0");
     c.Add(n);
   }
@@ -188,10 +194,7 @@ TEST(Fleet, FactMissingOnANodeIsNotCaptured) {
 TEST(Fleet, AFactTwiceOnOneNodeDoesNotHideTheNodeWithoutIt) {
   FleetComparer c;
   for (int i = 0; i < 4; ++i) {
-    NodeFacts n;
-    n.name = "n" + std::to_string(i);
-    n.board = "b";
-    n.gpu_model = "g";
+    NodeFacts n = OneGroupNode(i);
     if (i == 0) n.attributes.emplace_back("serve rate 1/s failed requests", "3");
     if (i != 1) n.attributes.emplace_back("serve rate 1/s failed requests", "5");
     c.Add(n);
