@@ -565,15 +565,20 @@ class Runner:
         # surviving by luck. A build directory configured before the option is configured again.
         cache = os.path.join(self.bld, "CMakeCache.txt")
         if os.path.exists(os.path.join(self.bld, "build.ninja")) and os.path.exists(cache):
+            # And the per-test bound: ctest's --timeout does not override the tests' TIMEOUT
+            # property (tests/CMakeLists.txt), so it is configured to --timeout.
             with open(cache) as f:
-                if "DOSSIER_LIB_ASSERTIONS:BOOL=ON" in f.read():
-                    return
+                text = f.read()
+            if ("DOSSIER_LIB_ASSERTIONS:BOOL=ON" in text and
+                    "DOSSIER_TEST_TIMEOUT:STRING=%d\n" % self.args.timeout in text):
+                return
         # The configuration of scripts/mutation-check.sh: unity batches at -O0. One file per
         # compile rebuilds a mutant quicker, but the cold build parses the heavy headers (CLI11,
         # nlohmann/json, fmt, GoogleTest) once per file: ten times the work (README).
         cmd = ["cmake", "-S", self.src, "-B", self.bld, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=None",
                "-DCMAKE_CXX_FLAGS=-O0", "-DDOSSIER_UNITY=" + os.environ.get("MUTATION_UNITY", "ON"),
-               "-DDOSSIER_BENCH=OFF", "-DDOSSIER_LIB_ASSERTIONS=ON"]
+               "-DDOSSIER_BENCH=OFF", "-DDOSSIER_LIB_ASSERTIONS=ON",
+               "-DDOSSIER_TEST_TIMEOUT:STRING=%d" % self.args.timeout]
         if subprocess.run(cmd, env=self.env(), stdout=subprocess.DEVNULL).returncode:
             sys.exit("mutants: cmake failed to configure " + self.bld)
 
