@@ -99,5 +99,41 @@ TEST(McpSchemaCheck, AFloodOfProblemsIsCutToTheFirstEight) {
   EXPECT_EQ(check.Problems(seven).size(), 7u);
 }
 
+// Every numeric bound a tool states, pinned here (not read back from the schema): a zero-token
+// output, a 0-second run or record 0 is refused before anything runs; the bound itself is taken.
+TEST(McpSchemaCheck, EachNumericArgumentTakesItsBoundsAndNothingPast) {
+  struct Bound {
+    const char* tool;
+    const char* key;
+    double lo, hi;
+  };
+  for (const auto& [tool, key, lo, hi] :
+       {Bound{"p2p", "reps", 1, 100}, Bound{"p2p", "seconds", 1, 3600},
+        Bound{"serve_bench", "seconds", 1, 86400}, Bound{"serve_bench", "num_prompts", 1, 100000},
+        Bound{"serve_bench", "input_len", 1, 1000000},
+        Bound{"serve_bench", "output_len", 1, 1000000}, Bound{"note", "n", 1, 100000}}) {
+    SCOPED_TRACE(std::string(tool) + " " + key);
+    auto args = [&](double v) {
+      json a = {{key, json(static_cast<int64_t>(v))}};
+      if (std::string(tool) == "serve_bench") a["url"] = "http://127.0.0.1:1";
+      if (std::string(tool) == "note") a["kind"] = "done";
+      return a;
+    };
+    EXPECT_TRUE(ProblemsOf(tool, args(lo)).empty()) << Joined(ProblemsOf(tool, args(lo)));
+    EXPECT_TRUE(ProblemsOf(tool, args(hi)).empty()) << Joined(ProblemsOf(tool, args(hi)));
+    for (double past : {lo - 1, hi + 1}) {
+      auto p = ProblemsOf(tool, args(past));
+      ASSERT_EQ(p.size(), 1u) << past << "\n" << Joined(p);
+      EXPECT_TRUE(p[0].starts_with(std::string("arguments.") + key + ": ")) << p[0];
+    }
+  }
+  // Records of a diff: sequence numbers 1 to 999999, two of them.
+  EXPECT_TRUE(ProblemsOf("diff", {{"records", {1, 999999}}}).empty());
+  EXPECT_FALSE(ProblemsOf("diff", {{"records", {0, 2}}}).empty());
+  EXPECT_FALSE(ProblemsOf("diff", {{"records", {1, 1000000}}}).empty());
+  EXPECT_FALSE(ProblemsOf("diff", {{"records", {1}}}).empty());
+  EXPECT_FALSE(ProblemsOf("diff", {{"records", {1, 2, 3}}}).empty());
+}
+
 }  // namespace
 }  // namespace dossier::mcp

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -155,6 +156,26 @@ TEST(DossierLock, WorksOnDescriptorZeroAndReleasesIt) {
   EXPECT_EQ(first_error, "");
   EXPECT_TRUE(busy_while_held);
   EXPECT_TRUE(second_ok);
+}
+
+// The lock file is the owner's to write and everyone's to read (umask aside), and a command that
+// finds the lock held waits at least as long as its message then says, not less.
+TEST(DossierLock, ItsFileIsModeSixFourFourAndAHeldLockIsWaitedForItsWholeTime) {
+  testing::TempDir t;
+  const mode_t old = ::umask(0);
+  auto held = DossierLock::Acquire(t.path(), 0);
+  ::umask(old);
+  ASSERT_TRUE(held) << held.error().message;
+  struct stat st {};
+  ASSERT_EQ(::stat((t.path() + "/.lock").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0644u);
+  auto start = std::chrono::steady_clock::now();
+  auto busy = DossierLock::Acquire(t.path(), 1000);
+  auto waited = std::chrono::steady_clock::now() - start;
+  ASSERT_FALSE(busy);
+  EXPECT_GE(waited, std::chrono::milliseconds(1000));
+  EXPECT_NE(busy.error().message.find("has held the lock for 1 s"), std::string::npos)
+      << busy.error().message;
 }
 
 // Load keeps each record's header only (store/record_header.h); RecordDoc parses a body when
