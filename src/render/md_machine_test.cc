@@ -97,7 +97,8 @@ TEST(MdImports, EveryDisagreementIsARowUpToFortyThenHowManyMore) {
   }
 }
 
-// Three machines, two guests of one host and an unrelated pair, with notes and steps on each.
+// Four machines: two guests of host h, and x, linked to a host y the view does not hold; notes
+// and steps on each.
 View Fleet(Analysis* a) {
   View v = testing::ViewOf({});
   for (const char* n : {"g1", "g2", "h", "x"}) {
