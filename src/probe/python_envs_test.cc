@@ -81,6 +81,28 @@ TEST(PythonEnvs, HeaderParsingStopsAtTheBlankLine) {
   EXPECT_FALSE(ParsePackageHeader("").name);
 }
 
+// A header value is kept when it is 1 to 200 printable ASCII bytes after trimming: a name or a
+// PEP 440 version is never longer, and a value past the bound is a damaged or hostile file.
+TEST(PythonEnvs, HeaderValuesUpToTwoHundredPrintableBytesAreKept) {
+  const std::string v200 = "1." + std::string(198, '0');
+  auto h = ParsePackageHeader("Name: a\nVersion:  " + v200 + " \n");
+  ASSERT_TRUE(h.version);
+  EXPECT_EQ(*h.version, v200);
+  h = ParsePackageHeader("Name: a\nVersion: " + v200 + "1\n");
+  EXPECT_FALSE(h.version);
+  EXPECT_EQ(*h.name, "a");
+  // The printable range is 0x20 to 0x7e: a space inside and '~' are kept, DEL and 0x1f are not.
+  EXPECT_EQ(ParsePackageHeader("Name: a b~\n").name.value_or("(none)"), "a b~");
+  EXPECT_FALSE(ParsePackageHeader("Name: a\x7f\n").name);
+  EXPECT_FALSE(ParsePackageHeader("Name: a\x1f\n").name);
+  EXPECT_FALSE(ParsePackageHeader("Name: caf\xc3\xa9\n").name);
+  EXPECT_FALSE(ParsePackageHeader("Name:    \n").name);
+  // The same bound holds for a directory's name.
+  auto d = ParseDistDirName("torch-" + v200 + ".dist-info");
+  EXPECT_EQ(d.version.value_or("(none)"), v200);
+  EXPECT_FALSE(ParseDistDirName("torch-" + v200 + "1.dist-info").version);
+}
+
 TEST(PythonEnvs, NamesArePep503) {
   EXPECT_EQ(NormalizePackageName("Flash_Attn"), "flash-attn");
   EXPECT_EQ(NormalizePackageName("nvidia_nccl_cu12"), "nvidia-nccl-cu12");

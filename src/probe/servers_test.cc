@@ -201,6 +201,39 @@ TEST(Servers, VllmOfAnotherUserWithUnreadableEnviron) {
   EXPECT_EQ(m.software.python_envs[1].packages.at("vllm"), "0.11.0");
 }
 
+// A server whose environ gives no HOME is looked up by the user who started it: the real uid
+// (the first of status's four), not the effective one a setuid wrapper or a capability change
+// leaves. Each home holds a different model under the name the server was given.
+TEST(Servers, HomeWithoutEnvironIsTheRealUsersFromPasswd) {
+  TempDir t;
+  WriteProc(t, 60, 1,
+            NulSeparated({"/usr/bin/python3", "-m", "vllm.entrypoints.openai.api_server", "--model",
+                          "org/m"}));
+  t.Write("proc/60/status", "Name:\tpython3\nUid:\t1001\t1002\t1002\t1002\n");
+  t.Write("proc/60/environ", std::string("PATH=/usr/bin\0", 14));
+  t.Write("etc/passwd",
+          "svc:x:1002:1002::/srv/svc:/bin/sh\nbob:x:1001:1001::/home/bob:/bin/sh\n"
+          "nohome:x:1003:1003::relative:/bin/sh\n");
+  for (auto [home, layers] : {std::pair{"home/bob", 48}, std::pair{"srv/svc", 12}}) {
+    std::string hub = std::string(home) + "/.cache/huggingface/hub/models--org--m/";
+    t.Write(hub + "refs/main", "abc\n");
+    t.Write(hub + "snapshots/abc/config.json",
+            "{\"architectures\":[\"LlamaForCausalLM\"],\"num_hidden_layers\":" +
+                std::to_string(layers) + "}");
+  }
+  Machine m = CollectServers(t);
+  ASSERT_EQ(m.servers.size(), 1u);
+  EXPECT_EQ(m.servers[0].model.path.value_or("(unknown)"),
+            "/home/bob/.cache/huggingface/hub/models--org--m/snapshots/abc")
+      << m.servers[0].model.path.unknown;
+
+  // A uid passwd lists with a home that is not absolute finds no home: the model stays a name.
+  t.Write("proc/60/status", "Name:\tpython3\nUid:\t1003\t1003\t1003\t1003\n");
+  Machine n = CollectServers(t);
+  ASSERT_EQ(n.servers.size(), 1u);
+  EXPECT_EQ(n.servers[0].model.path.value_or("(unknown)"), "org/m");  // as given, not found
+}
+
 TEST(Servers, UnreadableEnvironKeepsTheRest) {
   // Works as root too: an environ that cannot be read as a file.
   TempDir t;

@@ -47,6 +47,28 @@ TEST(Software, CudaToolkitsAndWhichOneCudaNames) {
   EXPECT_EQ(*m.software.cuda_default, "/usr/local/cuda-12.8");
 }
 
+// cuda.h's CUDA_VERSION is major * 1000 + minor * 10: 1000 (CUDA 1.0) to 1000000 is a version,
+// anything outside is a damaged header and gives none.
+TEST(Software, CudaHeaderVersionWithinItsBounds) {
+  TempDir t;
+  const std::pair<const char*, const char*> headers[] = {
+      {"cuda-a", "999"},     {"cuda-b", "1000"}, {"cuda-c", "12080"}, {"cuda-d", "1000000"},
+      {"cuda-e", "1000001"}, {"cuda-f", "12.8"}, {"cuda-g", "-12080"}};
+  for (auto [dir, v] : headers)
+    t.Write(std::string("usr/local/") + dir + "/include/cuda.h",
+            std::string("#ifndef CUDA_H\n#define CUDA_VERSION ") + v + "\n");
+  Machine m = RunSoftware(t);
+  const auto& tk = m.software.cuda_toolkits;
+  ASSERT_EQ(tk.size(), 7u);
+  std::vector<std::string> got;
+  for (const auto& k : tk) got.push_back(k.path + " " + k.version.value_or("-"));
+  EXPECT_EQ(got, (std::vector<std::string>{"/usr/local/cuda-a -", "/usr/local/cuda-b 1.0",
+                                           "/usr/local/cuda-c 12.8", "/usr/local/cuda-d 1000.0",
+                                           "/usr/local/cuda-e -", "/usr/local/cuda-f -",
+                                           "/usr/local/cuda-g -"}));
+  EXPECT_EQ(tk[2].version.source, "/usr/local/cuda-c/include/cuda.h:2");
+}
+
 TEST(Software, NoToolkitAndDanglingLink) {
   TempDir t;
   t.Link("/usr/local/cuda-12.4", "usr/local/cuda");
