@@ -36,6 +36,20 @@ int64_t NodeOf(void* p) {
 
 }  // namespace
 
+std::string DescribePlacement(const std::string& bind_error, int64_t node, int64_t landed) {
+  std::string where = landed >= 0 ? "pages on node " + std::to_string(landed) : "node not known";
+  // Bound: the node asked for, unless the kernel, asked back, says the first page is elsewhere.
+  // When it would not say, the bind that succeeded stands.
+  if (node >= 0 && bind_error.empty())
+    return landed == node || landed < 0
+               ? "NUMA node " + std::to_string(node)
+               : "NUMA node " + std::to_string(node) + " asked for; " + where;
+  if (node >= 0)
+    return "default policy (mbind to node " + std::to_string(node) + ": " + bind_error + "); " +
+           where;
+  return "default policy; " + where;
+}
+
 Result<std::unique_ptr<PinnedHostMemory>> PinnedHostMemory::Create(const gpu::CudaLibrary& cuda,
                                                                    size_t bytes, int64_t node) {
   std::unique_ptr<PinnedHostMemory> m(new PinnedHostMemory(cuda));
@@ -46,19 +60,9 @@ Result<std::unique_ptr<PinnedHostMemory>> PinnedHostMemory::Create(const gpu::Cu
     return Error::Io("mmap of " + std::to_string(len) + " bytes: " + std::strerror(errno));
   m->data_ = static_cast<uint8_t*>(p);
   m->size_ = len;
-  std::string why = node >= 0 ? Bind(p, len, node) : "no node asked for";
+  std::string why = node >= 0 ? Bind(p, len, node) : std::string();
   std::memset(p, 0, len);  // first touch: the pages land where the policy says
-  int64_t landed = NodeOf(p);
-  std::string where = landed >= 0 ? "pages on node " + std::to_string(landed) : "node not known";
-  if (why.empty())
-    m->placement_ = landed == node || landed < 0
-                        ? "NUMA node " + std::to_string(node)
-                        : "NUMA node " + std::to_string(node) + " asked for; " + where;
-  else if (node >= 0)
-    m->placement_ =
-        "default policy (mbind to node " + std::to_string(node) + ": " + why + "); " + where;
-  else
-    m->placement_ = "default policy; " + where;
+  m->placement_ = DescribePlacement(why, node, NodeOf(p));
   CUresult rc = cuda.host_register.fn(p, len, CU_MEMHOSTREGISTER_PORTABLE);
   if (rc != CUDA_SUCCESS) return Error::Io(gpu::CudaLibrary::Why(cuda.host_register, rc));
   m->registered_ = true;

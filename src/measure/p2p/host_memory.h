@@ -17,6 +17,13 @@
 
 namespace dossier::p2p {
 
+// What placement() says, from mbind's failure (`bind_error`, "" when it bound; ignored when no
+// node was asked for: node < 0) and the node the kernel says the first page is on (`landed`, -1
+// when it would not say): "NUMA node 1", "NUMA node 1 asked for; pages on node 0",
+// "default policy (mbind to node 1: Invalid argument); pages on node 0", "default policy; node
+// not known".
+std::string DescribePlacement(const std::string& bind_error, int64_t node, int64_t landed);
+
 class PinnedHostMemory {
  public:
   // node < 0: no binding. The CUDA library must outlive the object.

@@ -2,13 +2,16 @@
 
 #include <fmt/format.h>
 
+#include <array>
+
 namespace dossier::p2p {
 
 double PcieGbps(int64_t gen, int64_t lanes) {
-  static const double kGtPerS[] = {0, 2.5, 5, 8, 16, 32, 64};
+  // std::array: an index past it aborts where libstdc++'s assertions are on (tests, sanitizers).
+  static constexpr std::array<double, 7> kGtPerS = {0, 2.5, 5, 8, 16, 32, 64};
   if (gen < 1 || gen > 6 || lanes < 1 || lanes > 32) return 0;
   double efficiency = gen <= 2 ? 8.0 / 10 : gen <= 5 ? 128.0 / 130 : 242.0 / 256;
-  return kGtPerS[gen] * efficiency / 8 * static_cast<double>(lanes);
+  return kGtPerS[static_cast<size_t>(gen)] * efficiency / 8 * static_cast<double>(lanes);
 }
 
 namespace {

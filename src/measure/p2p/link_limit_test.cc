@@ -1,7 +1,9 @@
 #include "measure/p2p/link_limit.h"
+#include "measure/p2p/host_memory.h"
 
 #include <gtest/gtest.h>
 
+#include "measure/p2p/host_memory.h"
 #include "measure/p2p/host_nodes.h"
 
 namespace dossier::p2p {
@@ -25,8 +27,29 @@ TEST(P2pLinkLimit, PcieArithmetic) {
   EXPECT_NEAR(PcieGbps(4, 16), 31.5, 0.05);
   EXPECT_NEAR(PcieGbps(3, 16), 15.75, 0.01);
   EXPECT_NEAR(PcieGbps(1, 1), 0.25, 1e-9);
+  EXPECT_NEAR(PcieGbps(2, 16), 8.0, 1e-9);        // 5 GT/s, 8b/10b
+  EXPECT_NEAR(PcieGbps(6, 16), 121.0, 1e-9);      // 64 GT/s, FLIT mode (242 of 256 bytes)
+  EXPECT_NEAR(PcieGbps(4, 32), 2 * 31.51, 0.05);  // x32 is in the specification
   EXPECT_EQ(PcieGbps(0, 16), 0);
+  EXPECT_EQ(PcieGbps(-1, 16), 0);
+  EXPECT_EQ(PcieGbps(7, 16), 0);  // a generation past the table: no figure, never a guess
   EXPECT_EQ(PcieGbps(5, 0), 0);
+  EXPECT_EQ(PcieGbps(5, -16), 0);
+  EXPECT_EQ(PcieGbps(5, 33), 0);
+}
+
+TEST(P2pHostMemory, PlacementSaysWhereThePagesAreNotWhereTheyWereAskedFor) {
+  EXPECT_EQ(DescribePlacement("", 1, 1), "NUMA node 1");
+  EXPECT_EQ(DescribePlacement("", 0, 0), "NUMA node 0");   // node 0 is a node, not "none"
+  EXPECT_EQ(DescribePlacement("", 1, -1), "NUMA node 1");  // the kernel would not say
+  EXPECT_EQ(DescribePlacement("", 1, 0), "NUMA node 1 asked for; pages on node 0");
+  EXPECT_EQ(DescribePlacement("", 0, 2), "NUMA node 0 asked for; pages on node 2");
+  EXPECT_EQ(DescribePlacement("Invalid argument", 1, 0),
+            "default policy (mbind to node 1: Invalid argument); pages on node 0");
+  EXPECT_EQ(DescribePlacement("Operation not permitted", 3, -1),
+            "default policy (mbind to node 3: Operation not permitted); node not known");
+  EXPECT_EQ(DescribePlacement("", -1, 0), "default policy; pages on node 0");
+  EXPECT_EQ(DescribePlacement("", -1, -1), "default policy; node not known");
 }
 
 TEST(P2pLinkLimit, NarrowestLinkOnTheWalkUpFromTheGpu) {

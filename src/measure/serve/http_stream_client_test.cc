@@ -6,10 +6,12 @@
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <map>
 #include <string>
@@ -186,6 +188,40 @@ TEST(HttpStreamClient, UnresolvableHost) {
   Recorder rec = RunOneByOne("http://no-such-host.invalid:1/x", 1);
   EXPECT_EQ(rec.ends[1].kind, TransferEnd::kConnect);
   EXPECT_NE(rec.ends[1].detail.find("could not resolve"), std::string::npos) << rec.ends[1].detail;
+}
+
+// The wait is the time asked for, split into seconds and nanoseconds: just under a second is just
+// under a second (a wrong split waits two), and a ready descriptor ends it at once.
+TEST(WaitForEvents, WaitsTheTimeAskedForAndNoLonger) {
+  int ep = ::epoll_create1(EPOLL_CLOEXEC);
+  ASSERT_GE(ep, 0);
+  epoll_event ev[4];
+  auto seconds = [&](int64_t wait_ns, int* n) {
+    auto t0 = std::chrono::steady_clock::now();
+    *n = WaitForEvents(ep, ev, 4, wait_ns);
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  int n = -2;
+  double waited = seconds(999999999, &n);
+  EXPECT_EQ(n, 0);
+  EXPECT_GE(waited, 0.99);
+  EXPECT_LT(waited, 1.6);
+  EXPECT_LT(seconds(-5, &n), 0.5);  // a deadline already past: no wait
+  EXPECT_EQ(n, 0);
+
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  epoll_event in{};
+  in.events = EPOLLIN;
+  in.data.fd = fds[0];
+  ASSERT_EQ(::epoll_ctl(ep, EPOLL_CTL_ADD, fds[0], &in), 0);
+  ASSERT_EQ(::write(fds[1], "x", 1), 1);
+  EXPECT_LT(seconds(30 * 1000000000LL, &n), 5.0);
+  EXPECT_EQ(n, 1);
+  EXPECT_EQ(ev[0].data.fd, fds[0]);
+  ::close(fds[0]);
+  ::close(fds[1]);
+  ::close(ep);
 }
 
 TEST(ChooseTransport, NativeForPlainHttpOnly) {

@@ -94,5 +94,19 @@ TEST(RequestTrace, ErrorEvent) {
             "server error in the stream: oom");
 }
 
+// An event past the SSE parser's bound (1 MiB) makes the stream unusable: the transfer is stopped
+// and the parser's reason is the request's failure, not a later "cut" or "no tokens".
+TEST(RequestTrace, AnEventPastTheBoundStopsTheTransferWithTheParsersReason) {
+  RequestTrace t(0, 0, 5, 10);
+  EXPECT_TRUE(t.OnBody(1, 200, kChunk));
+  EXPECT_FALSE(t.OnBody(2, 200, "data: " + std::string(SseParser::kDefaultMaxEventBytes + 1, 'x')));
+  EXPECT_FALSE(t.OnBody(3, 200, "\n\ndata: [DONE]\n\n"));  // stopped: nothing more is read
+  RequestResult r = t.Finish(4, 200, {TransferEnd::kAborted, ""});
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.failure,
+            "an event longer than " + std::to_string(SseParser::kDefaultMaxEventBytes) + " bytes");
+  EXPECT_EQ(r.token_ns.size(), 1u);
+}
+
 }  // namespace
 }  // namespace dossier::serve
