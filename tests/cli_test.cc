@@ -119,6 +119,22 @@ TEST(Cli, UnknownCommandSuggestsTheClosest) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("unknown command 'colect'"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("did you mean 'collect'?"), std::string::npos) << r.err;
+  // Within two edits (a letter left out, added, or changed), the closest; three or more: none.
+  const std::pair<const char*, const char*> typed[] = {
+      {"colet", "collect"}, {"reprot", "report"},
+      {"fleets", "fleet"},  {"serve-bnch", "serve-bench"},
+      {"dif", "diff"},      {"impotr", "import"},
+      {"p2", "p2p"},        {"gen", nullptr},
+      {"xyz", nullptr}};
+  for (auto [name, want] : typed) {
+    auto t = Dossier(std::vector<std::string>{name});
+    EXPECT_EQ(t.exit_code, 2) << name;
+    if (want)
+      EXPECT_NE(t.err.find(std::string("did you mean '") + want + "'?"), std::string::npos)
+          << name << ": " << t.err;
+    else
+      EXPECT_EQ(t.err.find("did you mean"), std::string::npos) << name << ": " << t.err;
+  }
 }
 
 // --- the dossier store --------------------------------------------------------------------------

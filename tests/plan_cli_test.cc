@@ -67,6 +67,31 @@ TEST(PlanCli, ModelOnGivenGpusWithAlternatives) {
   EXPECT_NE(md.out.find("routed experts:"), std::string::npos);
 }
 
+// --model takes a model directory, its config.json (the same: the directory is read, with the
+// quantization file beside it), or any other JSON file, read alone. Here the NVFP4 scheme is only
+// in hf_quant_config.json (ModelOpt's file), so what was read shows in the weights.
+TEST(PlanCli, AConfigJsonIsItsDirectoryAndAnyOtherFileIsReadAlone) {
+  TempDir t;
+  const std::string dir = t.path() + "/GLM-5-NVFP4";
+  std::filesystem::create_directories(dir);
+  nlohmann::json cfg = nlohmann::json::parse(std::ifstream(Glm5Dir() + "/config.json"));
+  cfg.erase("quantization_config");
+  std::ofstream(dir + "/config.json") << cfg.dump(2);
+  std::ofstream(dir + "/glm5-copy.json") << cfg.dump(2);
+  std::filesystem::copy_file(Glm5Dir() + "/hf_quant_config.json", dir + "/hf_quant_config.json");
+  auto weights = [](const std::string& model) {
+    ProcessResult r = Plan({"plan", "--model", model, "--gpus", "8x96GiB", "--format", "json"});
+    EXPECT_EQ(r.exit_code, 0) << model << ": " << r.err;
+    nlohmann::json j = Json(r);
+    return j["plans"].empty() ? -1.0 : j["plans"][0]["weight_bytes_per_gpu"].get<double>();
+  };
+  const double nvfp4 = weights(dir);
+  EXPECT_EQ(nvfp4, weights(Glm5Dir()));  // the scheme read from either file is the same
+  EXPECT_EQ(weights(dir + "/config.json"), nvfp4);
+  // The copy is read alone: no quantization, BF16 weights, more than three times larger.
+  EXPECT_GT(weights(dir + "/glm5-copy.json"), 3 * nvfp4);
+}
+
 TEST(PlanCli, OverridesChangeTheAnswer) {
   ProcessResult small =
       Plan({"plan", "--model", Glm5Dir(), "--gpus", "8x24GiB", "--format", "json"});

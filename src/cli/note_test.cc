@@ -1,6 +1,7 @@
 // dossier note end to end: edits keep a person's comments; a broken file is refused with its line.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -63,6 +64,38 @@ TEST(NoteCommand, BuildsTheSeedStorysNotesAndKeepsComments) {
   EXPECT_EQ(j["files"][0]["path"], "/etc/pve/mapping/pci.cfg");
   // The version before the last edit is kept.
   EXPECT_EQ(Slurp(path + ".bak").find("/etc/pve/mapping/pci.cfg"), std::string::npos);
+}
+
+// --size of a typed-in bandwidth figure: bytes, or K/M/G as powers of two with an optional B or
+// iB, a fraction allowed; nothing else, and never zero.
+TEST(NoteCommand, AMeasurementsSizeIsBytesOrKMGAsPowersOfTwo) {
+  testing::TempDir t;
+  const std::pair<const char*, uint64_t> sizes[] = {{"4096", 4096},       {"1", 1},
+                                                    {"16M", 16u << 20},   {"16MiB", 16u << 20},
+                                                    {"12KB", 12u << 10},  {"12kb", 12u << 10},
+                                                    {"1.5K", 1536},       {"2G", 2ull << 30},
+                                                    {" 64K ", 64u << 10}, {"512B", 512}};
+  int n = 0;
+  for (auto [size, bytes] : sizes) {
+    const std::string d = t.path() + "/d" + std::to_string(n++);
+    auto r = RunCli("note --dossier " + d +
+                    " measurement --machine g --pair 0-1 --gbps 10 --size '" + size + "'");
+    ASSERT_EQ(r.code, 0) << size << ": " << r.out;
+    std::string rec;
+    for (const auto& e : std::filesystem::directory_iterator(d + "/records"))
+      rec = e.path().string();
+    std::ifstream in(rec);
+    auto doc = nlohmann::json::parse(in);
+    ASSERT_EQ(doc["p2p"]["results"].size(), 1u) << size;
+    EXPECT_EQ(doc["p2p"]["results"][0]["size_bytes"], bytes) << size;
+  }
+  for (const char* bad : {"0", "0K", "-4K", "x", "K", "", "16T", "1.5.2M"}) {
+    const std::string d = t.path() + "/bad";
+    auto r = RunCli("note --dossier " + d +
+                    " measurement --machine g --pair 0-1 --gbps 10 --size '" + bad + "'");
+    EXPECT_EQ(r.code, 2) << bad << ": " << r.out;
+    EXPECT_FALSE(std::filesystem::exists(d + "/records")) << bad;
+  }
 }
 
 TEST(NoteCommand, ABrokenNotesFileIsAnErrorWithItsLineAndStaysAsItWas) {

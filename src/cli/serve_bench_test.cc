@@ -221,6 +221,39 @@ TEST(ServeBenchCli, RefusedConnectionsAreCountedAndTheRunFails) {
   EXPECT_NE(m.err.find("(or pass --model)"), std::string::npos) << m.err;
 }
 
+// --random-range-ratio, as each benchmark reads it: vLLM draws lengths from [L(1-r), L(1+r)] and
+// needs r below 1 (at 1 a length of 0 can be drawn); SGLang draws from [L*r, L] and takes 1 (every
+// prompt L long). Past either bound is a usage error naming the range; inside it the run goes on
+// (here to a closed port: connections refused, exit 1).
+TEST(ServeBenchCli, RandomRangeRatioBoundsPerStyle) {
+  testing::TempDir dir;
+  std::string url = "http://127.0.0.1:" + std::to_string(testing::ClosedPort());
+  auto run = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = {"serve-bench",   url, "--model",   "m", "--concurrency", "1",
+                                     "--num-prompts", "1", "--no-store"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return RunDossier(dir, args);
+  };
+  const std::string range = "--random-range-ratio: from 0 to below 1 (vllm style) or to 1 (sglang)";
+  for (std::vector<std::string> bad : std::vector<std::vector<std::string>>{
+           {"--random-range-ratio", "1"},
+           {"--random-range-ratio", "-0.1"},
+           {"--random-range-ratio", "1.01", "--random-range-style", "sglang"},
+           {"--random-range-ratio", "nan"}}) {
+    Ran r = run(bad);
+    EXPECT_EQ(r.code, 2) << bad[1] << "\n" << r.err;
+    EXPECT_NE(r.err.find(range), std::string::npos) << bad[1] << "\n" << r.err;
+  }
+  for (std::vector<std::string> good : std::vector<std::vector<std::string>>{
+           {"--random-range-ratio", "0"},
+           {"--random-range-ratio", "0.999"},
+           {"--random-range-ratio", "1", "--random-range-style", "sglang"}}) {
+    Ran r = run(good);
+    EXPECT_EQ(r.code, 1) << good[1] << "\n" << r.err;
+    EXPECT_EQ(r.err.find("--random-range-ratio"), std::string::npos) << good[1] << "\n" << r.err;
+  }
+}
+
 TEST(ServeBenchCli, UsageErrors) {
   testing::TempDir dir;
   for (std::vector<std::string> args : std::vector<std::vector<std::string>>{
