@@ -100,6 +100,25 @@ TEST(Diff, DevicesAddedRemovedAndMoved) {
   for (const auto& c : d.changes) EXPECT_EQ(c.subject.find("0000:04:00.0 "), std::string::npos);
 }
 
+// Two devices of one identity that both moved (two identical GPUs in other slots after a
+// reseat): each removed address is paired with one added address, in address order, and none is
+// left over as removed or added.
+TEST(Diff, TwoIdenticalDevicesThatMovedArePairedOneToOne) {
+  Machine a = SwitchBox();
+  Machine b = SwitchBox();
+  PciAt(&b, "0000:03:00.0")->address = "0000:0a:00.0";
+  PciAt(&b, "0000:04:00.0")->address = "0000:0b:00.0";
+  MachineDiff d = DiffMachines(a, b);
+  auto moved = OfKind(d, "device-moved");
+  ASSERT_EQ(moved.size(), 2u);
+  EXPECT_EQ(moved[0]->subject, "0000:0a:00.0");
+  EXPECT_EQ(moved[0]->before, "0000:03:00.0 under 0000:02:00.0");
+  EXPECT_EQ(moved[1]->subject, "0000:0b:00.0");
+  EXPECT_EQ(moved[1]->before, "0000:04:00.0 under 0000:02:01.0");
+  EXPECT_TRUE(OfKind(d, "device-removed").empty());
+  EXPECT_TRUE(OfKind(d, "device-added").empty());
+}
+
 TEST(Diff, LinksDriversCommandLineSoftwareAndTopology) {
   Machine a = SwitchBox();
   Machine b = SwitchBox();

@@ -270,6 +270,38 @@ TEST(MemoryPlan, MlaLatentWholeOnEveryRankMatchesVllmsLog) {
 
 // Pipeline parallel halves the layers, so the MLA latent a GPU holds per token halves too: TP 4 x
 // PP 2 holds more tokens than TP 8 for this model, and the plan must say so.
+// A served plan is checked against the newest start-up log of its engine (or of no stated
+// engine): an older run's log and another engine's are not its figures.
+TEST(MemoryPlan, TheServedPlanIsCheckedAgainstTheNewestLogOfItsEngine) {
+  Machine m;
+  Server s;
+  s.pid = 7;
+  s.engine = "vllm";
+  s.flags = {{"--tensor-parallel-size", "2"}};
+  s.model = ParseConfig(kLlama70bW8a8);
+  m.servers.push_back(s);
+  auto log = [](const char* engine, double gib, const char* source) {
+    ServerMemoryLog l;
+    if (engine) l.engine.Set(engine, source);
+    l.weights_bytes_per_gpu.Set(static_cast<uint64_t>(gib * kTestGiB), source);
+    return l;
+  };
+  m.server_logs = {log("vllm", 10, "old.log:3"), log(nullptr, 20, "unsaid.log:3"),
+                   log("vllm", 30, "new.log:3"), log("sglang", 40, "other.log:3")};
+  auto plans = MachineMemoryPlans(m, Notes{});
+  ASSERT_FALSE(plans.empty());
+  ASSERT_FALSE(plans[0].checks.empty());
+  EXPECT_EQ(plans[0].checks[0].what, "weights per GPU");
+  EXPECT_EQ(plans[0].checks[0].server_source, "new.log:3");
+  EXPECT_EQ(plans[0].checks[0].server, 30);
+
+  m.server_logs.pop_back();
+  m.server_logs.pop_back();  // now the newest is the one that names no engine
+  plans = MachineMemoryPlans(m, Notes{});
+  ASSERT_FALSE(plans[0].checks.empty());
+  EXPECT_EQ(plans[0].checks[0].server_source, "unsaid.log:3");
+}
+
 TEST(MemoryPlan, PipelineStagesHoldTheirLayersKv) {
   ModelConfig mc = ParseConfig(kGlm5Nvfp4);
   PlanInputs in = Inputs(mc, 8, 95.0, 0.85, 1);
