@@ -84,7 +84,12 @@ double Cost(const standin::Link& l, size_t n) {
   return l.latency_us + static_cast<double>(n) / (l.gbps * 1e3);
 }
 
+// Host ranges registered with cuMemHostRegister: start -> bytes. As the driver does, a range that
+// overlaps one registered is refused, and only a registered start may be unregistered.
+std::map<uintptr_t, size_t> g_host_registered;
+
 void Reset() {
+  g_host_registered.clear();
   for (auto* s : g_streams) delete s;
   for (auto* e : g_events) delete e;
   for (auto& [p, a] : g_allocs) std::free(reinterpret_cast<void*>(p));
@@ -284,10 +289,26 @@ API cuMemFreeHost(void* p) {
   return CUDA_SUCCESS;
 }
 API cuMemHostRegister_v2(void* p, size_t n, unsigned) {
-  return p && n ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+  std::lock_guard<std::recursive_mutex> l(g_mu);
+  if (!p || !n) return CUDA_ERROR_INVALID_VALUE;
+  uintptr_t a = reinterpret_cast<uintptr_t>(p);
+  for (auto [start, bytes] : g_host_registered)
+    if (a < start + bytes && start < a + n) return CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+  g_host_registered[a] = n;
+  return CUDA_SUCCESS;
 }
 API cuMemHostUnregister(void* p) {
-  return p ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+  std::lock_guard<std::recursive_mutex> l(g_mu);
+  if (!p) return CUDA_ERROR_INVALID_VALUE;
+  return g_host_registered.erase(reinterpret_cast<uintptr_t>(p))
+             ? CUDA_SUCCESS
+             : CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
+}
+// For tests: how many host ranges are registered now (a test sees that what it registered is
+// unregistered when its owner goes).
+extern "C" __attribute__((visibility("default"))) size_t dossier_standin_host_registrations() {
+  std::lock_guard<std::recursive_mutex> l(g_mu);
+  return g_host_registered.size();
 }
 API cuMemHostGetDevicePointer_v2(CUdeviceptr* d, void* p, unsigned) {
   *d = reinterpret_cast<CUdeviceptr>(p);  // unified addressing: the same address

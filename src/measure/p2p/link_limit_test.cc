@@ -1,10 +1,12 @@
 #include "measure/p2p/link_limit.h"
 #include "measure/p2p/host_memory.h"
 
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include "measure/p2p/host_memory.h"
 #include "measure/p2p/host_nodes.h"
+#include "tests/standin_paths.h"
 
 namespace dossier::p2p {
 namespace {
@@ -106,6 +108,63 @@ TEST(P2pHostNodes, LocalFromTheModelFarFromTheDistances) {
   EXPECT_FALSE(h.local.known());
   EXPECT_FALSE(h.far.known());
   EXPECT_NE(h.local.unknown.find("virtual machine"), std::string::npos);
+}
+
+// The real thing on this machine (node 0 is every Linux machine's): pages bound to node 0 are on
+// node 0 by the kernel's answer, or the bind was refused (a container) and says why; a node past
+// the bitmask dossier builds is refused before the kernel, one past the kernel's own nodes by it.
+TEST(P2pHostMemory, PagesBoundToNodeZeroAreAskedBackFromTheKernel) {
+  auto cuda = gpu::CudaLibrary::Open(testing::CudaStandin());
+  ASSERT_TRUE(cuda) << cuda.error().message;
+  auto zero = PinnedHostMemory::Create(**cuda, 1 << 20, 0);
+  ASSERT_TRUE(zero) << zero.error().message;
+  const std::string& p = (*zero)->placement();
+  EXPECT_TRUE(p == "NUMA node 0" || (p.starts_with("default policy (mbind to node 0: ") &&
+                                     p.ends_with("); pages on node 0")))
+      << p;
+  EXPECT_GE((*zero)->size(), 1u << 20);
+  (*zero)->data()[(1 << 20) - 1] = 7;  // mapped and writable to its last byte
+
+  auto past = PinnedHostMemory::Create(**cuda, 4096, 4096);
+  ASSERT_TRUE(past) << past.error().message;
+  EXPECT_TRUE((*past)->placement().starts_with(
+      "default policy (mbind to node 4096: no such node); pages on node "))
+      << (*past)->placement();
+  auto last = PinnedHostMemory::Create(**cuda, 4096, 4095);
+  ASSERT_TRUE(last) << last.error().message;
+  EXPECT_TRUE((*last)->placement().starts_with("default policy (mbind to node 4095: "))
+      << (*last)->placement();
+  EXPECT_EQ((*last)->placement().find("no such node"), std::string::npos) << (*last)->placement();
+
+  auto none = PinnedHostMemory::Create(**cuda, 4096, -1);
+  ASSERT_TRUE(none) << none.error().message;
+  EXPECT_TRUE((*none)->placement().starts_with("default policy; pages on node "))
+      << (*none)->placement();
+}
+
+// What is registered with CUDA is unregistered when the memory goes, unless it was abandoned to a
+// copy that never completed (then it stays registered and mapped for the life of the process).
+TEST(P2pHostMemory, RegisteredWhileHeldUnregisteredWhenGoneUnlessAbandoned) {
+  auto cuda = gpu::CudaLibrary::Open(testing::CudaStandin());
+  ASSERT_TRUE(cuda) << cuda.error().message;
+  void* lib = ::dlopen(testing::CudaStandin().c_str(), RTLD_NOW | RTLD_NOLOAD);
+  ASSERT_NE(lib, nullptr);
+  auto count = reinterpret_cast<size_t (*)()>(::dlsym(lib, "dossier_standin_host_registrations"));
+  ASSERT_NE(count, nullptr);
+  const size_t before = count();
+  {
+    auto m = PinnedHostMemory::Create(**cuda, 1 << 16, -1);
+    ASSERT_TRUE(m) << m.error().message;
+    EXPECT_EQ(count(), before + 1);
+  }
+  EXPECT_EQ(count(), before);
+  {
+    auto m = PinnedHostMemory::Create(**cuda, 1 << 16, -1);
+    ASSERT_TRUE(m) << m.error().message;
+    (*m)->Abandon();
+  }
+  EXPECT_EQ(count(), before + 1);
+  ::dlclose(lib);
 }
 
 }  // namespace
