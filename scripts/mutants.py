@@ -198,6 +198,29 @@ ARRAY_DECL = re.compile(r"\b(?:char|wchar_t|unsigned|int|long|short|size_t|u?int
                         r"double|float|bool|std::byte)\s+\w+\s*\[\s*$")
 
 
+# x.find(needle) compared only with npos asks whether the needle is there, which the search's
+# direction cannot change: find -> rfind there is always equivalent (seed 1236 drew two). A
+# start position (a second argument) or any other use of the result is mutated as before.
+NPOS_TEST = re.compile(r"\s*(?:==|!=)\s*(?:std::)?(?:\w+::)*npos\b")
+
+
+def only_found_or_not(code, args_start):
+    """Whether the call whose arguments open at args_start has one argument and its result is
+    only compared with npos."""
+    depth = 0
+    for k in range(args_start, len(code)):
+        c = code[k]
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            if depth == 0:
+                return bool(NPOS_TEST.match(code, k + 1))
+            depth -= 1
+        elif c == "," and depth == 0:
+            return False
+    return False  # the call goes on past the line: mutate it
+
+
 def generate(path, text, operators=None):
     """Every mutant of text (the contents of path), in the order of the source: deterministic."""
     ops = set(operators or OPERATORS)
@@ -257,6 +280,8 @@ def generate(path, text, operators=None):
         if "choice-swap" in ops:
             for pat, new in CHOICE_SWAPS:
                 for mo in re.finditer(pat, code):
+                    if new in (".find(", ".rfind(") and only_found_or_not(code, mo.end()):
+                        continue
                     sub(i, mo.start(), mo.end(), new, "choice-swap")
         if "arg-swap" in ops:
             for mo in re.finditer(r"(?<=[\w>]\()(" + IDENT_CHAIN + r"), (" + IDENT_CHAIN + r")(?=[,)])", code):

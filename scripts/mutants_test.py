@@ -94,6 +94,16 @@ class Operators(unittest.TestCase):
         self.assertEqual(mutated("int m = std::min(a, b);\n", "choice-swap"), ["int m = std::max(a, b);\n"])
         self.assertEqual(mutated("auto& g = v.front();\n", "choice-swap"), ["auto& g = v.back();\n"])
 
+    def test_find_tested_only_against_npos_keeps_its_direction(self):
+        # Whether the needle is there: the direction cannot change it, so no mutant.
+        self.assertEqual(mutated("  bool c = t.find(':') != std::string_view::npos;\n", "choice-swap"), [])
+        self.assertEqual(mutated("  if (s.rfind(f(a, b)) == npos) return;\n", "choice-swap"), [])
+        # A start position, or a position used, is mutated.
+        self.assertEqual(mutated("  bool c = t.find(':', 3) != std::string::npos;\n", "choice-swap"),
+                         ["  bool c = t.rfind(':', 3) != std::string::npos;\n"])
+        self.assertEqual(mutated("  size_t c = t.find(':') + 1;\n", "choice-swap"),
+                         ["  size_t c = t.rfind(':') + 1;\n"])
+
     def test_escaping_literal_loses_a_character(self):
         self.assertEqual(mutated('out += "\'\\\\\'\'";\n', "string-escape"), ['out += "\\\\\'\'";\n'])
         self.assertEqual(mutated('x = "&amp;";\n', "string-escape"), ['x = "";\n'])

@@ -9,6 +9,7 @@
 #include "../tests/run_cli.h"
 #include "../tests/temp_dir.h"
 #include "analyze/rule.h"
+#include "probe/cpu_topology.h"
 #include "probe/dmi_processor.h"
 #include "probe/probe.h"
 
@@ -72,6 +73,22 @@ TEST(CpuTopology, MaskOnlyTreeReadsMasksForCpusNodesAndPciLocality) {
   ASSERT_EQ(m.pci.devices.size(), 1u);
   EXPECT_EQ(*m.pci.devices[0].local_cpus, "4-7,12-15");
   EXPECT_TRUE(Contains(m.pci.devices[0].local_cpus.source, "local_cpus"));
+}
+
+TEST(CpuTopology, AnUnreadableCpuSetQuotesItsFirstFortyCharacters) {
+  testing::TempDir t;
+  t.Write("d/cpumap", std::string(60, 'z') + "\n");
+  RootFs fs(t.path());
+  auto mask = ReadCpuSet(fs, "/d", "cpulist", "cpumap");
+  EXPECT_FALSE(mask.known());
+  EXPECT_EQ(mask.unknown, "not a CPU mask: '" + std::string(40, 'z') + "…'");
+  t.Write("d/cpulist", std::string(60, 'q') + "\n");
+  auto list = ReadCpuSet(fs, "/d", "cpulist", "cpumap");
+  EXPECT_EQ(list.unknown, "not a cpulist: '" + std::string(40, 'q') + "…'");
+  // Forty exactly is whole.
+  t.Write("d/cpulist", std::string(40, 'q') + "\n");
+  EXPECT_EQ(ReadCpuSet(fs, "/d", "cpulist", "cpumap").unknown,
+            "not a cpulist: '" + std::string(40, 'q') + "'");
 }
 
 TEST(CpuTopology, NoCpuinfoCountsFromSysfsAndReportsOfflineCpus) {

@@ -164,7 +164,9 @@ TEST(ProbeGpus, DriverVersionUnknownWithTheReason) {
       "ELF\0\0\x01garbage",
       14);
   EXPECT_EQ(DriverFrom(&binary).unknown, "no 'NVRM version:' line");
-  std::string no_number = "NVRM version: NVIDIA UNIX Kernel Module  .  ..1.  x86_64\n";
+  // Each word fails one test alone: a leading dot, a trailing dot, two dots together, no dot.
+  std::string no_number =
+      "NVRM version: NVIDIA UNIX Kernel Module  .  ..1.  .570.1  570.1.  570..1  570  x86_64\n";
   auto f = DriverFrom(&no_number);
   EXPECT_FALSE(f.known());
   EXPECT_NE(f.unknown.find("no version number"), std::string::npos) << f.unknown;

@@ -52,6 +52,14 @@ TEST(JsonFile, ANumberOutOfRangeIsInvalidJsonToo) {
   EXPECT_EQ(msg.rfind("/m/config.json: invalid JSON: ", 0), 0u) << msg;
   EXPECT_NE(msg.find("number overflow"), std::string::npos) << msg;
   EXPECT_NE(msg.find("1e999"), std::string::npos) << msg;
+
+  // nlohmann quotes the whole number; the message is cut at 160 characters as a parse error's is.
+  const std::string prefix = "/m/config.json: invalid JSON: ";
+  std::string long_msg = JsonError("[" + std::string(400, '9') + "]");
+  ASSERT_EQ(long_msg.rfind(prefix, 0), 0u) << long_msg;
+  std::string what = long_msg.substr(prefix.size());
+  EXPECT_EQ(what.size(), 160 + std::string("…").size()) << what;
+  EXPECT_TRUE(what.ends_with(std::string(20, '9') + "…")) << what;
 }
 
 TEST(JsonFile, NestingPastTheBoundIsDroppedNotRecursedInto) {

@@ -200,6 +200,25 @@ TEST(ProbeNvml, NvLinksCountedPerPeerUntilThePastTheLastLink) {
   EXPECT_EQ(m.topology.p2p_status.nvlink[0][2], "OK");
 }
 
+TEST(ProbeNvml, ARefusedCommonAncestorIsAQuestionMarkForThatPairWithItsReason) {
+  StandinFixture f("blind-third");
+  Machine m = NvmlMachine(testing::NvmlStandin());
+  ASSERT_EQ(m.topology.nvml_levels.size(), 3u);
+  const auto& l = m.topology.nvml_levels;
+  EXPECT_EQ(l[0][1], "NODE");
+  EXPECT_EQ(l[1][0], "NODE");
+  EXPECT_EQ(l[0][2], "?");
+  EXPECT_EQ(l[2][0], "?");
+  EXPECT_EQ(l[1][2], "?");
+  EXPECT_EQ(l[2][1], "?");
+  EXPECT_EQ(l[2][2], "X");
+  std::vector<std::string> want = {"0-2 nvmlDeviceGetTopologyCommonAncestor: NOT_SUPPORTED",
+                                   "1-2 nvmlDeviceGetTopologyCommonAncestor: NOT_SUPPORTED",
+                                   "2-0 nvmlDeviceGetTopologyCommonAncestor: NOT_SUPPORTED",
+                                   "2-1 nvmlDeviceGetTopologyCommonAncestor: NOT_SUPPORTED"};
+  EXPECT_EQ(m.nvml.pair_errors, want);
+}
+
 TEST(ProbeNvml, OldLibraryWithoutVersionedSymbols) {
   StandinFixture f("bare-pair");
   Machine m = NvmlMachine(testing::NvmlStandinPlain());

@@ -272,5 +272,18 @@ TEST(PciNamesTest, VendorOnlyIsNamedLikeLspci) {
   EXPECT_EQ(names.Name(0x10de, 0x2230).source, "libpci:pci_lookup_name /usr/share/misc/pci.ids");
 }
 
+TEST(PciNamesTest, TheDatabaseVersionIsItsHeadersVersionLineNearTheTop) {
+  TempDir t;
+  t.Write("usr/share/misc/pci.ids", "#\n#\tVersion: 2025.06.01\n#\n10de  NVIDIA Corporation\n");
+  EXPECT_EQ(PciNames::Find(RootFs(t.path())).version, "2025.06.01");
+  // No Version line: no version (not the text of some other line).
+  t.Write("usr/share/misc/pci.ids", "10de  NVIDIA Corporation\n\t2230  GA102GL\n");
+  EXPECT_EQ(PciNames::Find(RootFs(t.path())).version, "");
+  // A "Version:" past the header (beyond 2 KiB) belongs to the data, not the file.
+  t.Write("usr/share/misc/pci.ids", "# a long comment\n" + std::string(2100, '#') +
+                                        "\n#\tVersion: 2025.06.01\n10de  NVIDIA Corporation\n");
+  EXPECT_EQ(PciNames::Find(RootFs(t.path())).version, "");
+}
+
 }  // namespace
 }  // namespace dossier

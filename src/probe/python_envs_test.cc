@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "../tests/temp_dir.h"
+#include "probe/probe.h"
 
 namespace dossier {
 namespace {
@@ -209,6 +210,33 @@ TEST(PythonEnvs, ProbeDedupesVenvFlagAndVirtualEnv) {
   EXPECT_EQ(m.software.python_envs[0].packages.at("sglang"), "0.5.8.post1");
   EXPECT_EQ(m.software.python_envs[1].path, "/missing");
   EXPECT_EQ(m.software.python_envs[1].kind, "unknown");
+}
+
+TEST(NcclVersion, OneVersionIsKnownAndDisagreeingEnvironmentsAreListedEachOnce) {
+  Machine m;
+  PythonEnv a, b, c;
+  a.path = "/opt/vllm";
+  a.packages = {{"nvidia-nccl-cu12", "2.27.3"}, {"torch", "2.9.1"}};
+  b.path = "/usr";
+  b.packages = {{"nvidia-nccl-cu13", "2.28.9"}};
+  c.path = "/opt/sglang";
+  c.packages = {{"nvidia-nccl-cu12", "2.27.3"}};
+  RootFs fs("/");
+  CollectOptions o;
+  std::vector<std::string> log;
+  ProbeContext ctx{fs, o, &log};
+
+  m.software.python_envs = {a, c};
+  ProbeNccl(ctx, &m);
+  EXPECT_EQ(*m.nccl.version, "2.27.3");
+  EXPECT_EQ(m.nccl.version.source, "/opt/vllm (nvidia-nccl-cu12)");
+
+  m.software.python_envs = {a, b, c};
+  ProbeNccl(ctx, &m);
+  EXPECT_FALSE(m.nccl.version.known());
+  EXPECT_EQ(m.nccl.version.unknown,
+            "Python environments hold different NCCL versions: 2.27.3 in /opt/vllm "
+            "(nvidia-nccl-cu12); 2.28.9 in /usr (nvidia-nccl-cu13)");
 }
 
 }  // namespace

@@ -113,6 +113,10 @@ TEST(InferenceEnv, EnvironRecordsAndBounds) {
   EXPECT_EQ(env.at("C"), "");
   EXPECT_FALSE(env.count("NOEQ"));
   EXPECT_EQ(env.size(), 3u);
+  // The bound counts records, well-formed or not; empty records (a double NUL) are not records.
+  const char kFour[] = "A=1\0\0NOEQ\0B=2\0C=3";
+  auto first_three = ParseEnviron(std::string(kFour, sizeof kFour - 1), 3);
+  EXPECT_EQ(first_three, (std::map<std::string, std::string>{{"A", "1"}, {"B", "2"}}));
   auto big = InferenceEnv({{"LD_LIBRARY_PATH", std::string(100000, 'p')}});
   EXPECT_LT(big.at("LD_LIBRARY_PATH").size(), kMaxEnvValue + 16);
   EXPECT_TRUE(IsInferenceEnvName("FLASHINFER_WORKSPACE_BASE"));

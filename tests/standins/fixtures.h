@@ -14,6 +14,7 @@
 //   no-health    one-gpu whose NVML health calls all answer NOT_SUPPORTED
 //   sick-pair    bare-pair with GPU 0 in a hardware slowdown at idle and GPU 1 with uncorrected
 //                ECC errors, a pending row remap, 57 PCIe replays and a GPU reset asked for
+//   blind-third  bare-pair and a third GPU whose common-ancestor query answers NOT_SUPPORTED
 //   init-fails   nvmlInit answers DRIVER_NOT_LOADED, cuInit CUDA_ERROR_NO_DEVICE
 //
 // Times are a model: a copy of n bytes costs latency_us + n / (gbps * 1e3) microseconds, times a
@@ -77,6 +78,8 @@ struct Fixture {
   unsigned nvlinks = 0;  // NVLinks per GPU; link k of GPU i reaches GPU (i + 1 + k % (n-1)) % n
   bool init_fails = false;
   bool health_not_supported = false;  // every NVML health call answers NOT_SUPPORTED
+  // Pairs with this GPU: nvmlDeviceGetTopologyCommonAncestor answers NOT_SUPPORTED.
+  int ancestor_fails = -1;
 };
 
 // The UUID NVML answers for GPU `index` (and CUDA_VISIBLE_DEVICES matches against).
@@ -197,6 +200,14 @@ inline const Fixture& Selected() {
     sick.gpus[1].replays = 57;
     sick.gpus[1].recovery_action = 1;  // GPU reset
     f.push_back(sick);
+
+    // bare-pair plus a third GPU whose common-ancestor query NVML refuses (as a vGPU guest
+    // answers it): its pairs' levels are "?" with the reason, the first pair's stay known.
+    Fixture blind = bare;
+    blind.name = "blind-third";
+    blind.gpus.push_back(Blackwell(0x21, 0));
+    blind.ancestor_fails = 2;
+    f.push_back(blind);
 
     Fixture fails = bare;
     fails.name = "init-fails";

@@ -351,6 +351,9 @@ __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetNvLinkRemotePci
 __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(
     nvmlDevice_t a, nvmlDevice_t b, unsigned* level) {
   if (!GpuOf(a) || !GpuOf(b) || !level) return NVML_ERROR_INVALID_ARGUMENT;
+  if (a != b && (static_cast<int>(a->index) == g_fixture->ancestor_fails ||
+                 static_cast<int>(b->index) == g_fixture->ancestor_fails))
+    return NVML_ERROR_NOT_SUPPORTED;
   *level = a == b ? 0 : g_fixture->level;
   return NVML_SUCCESS;
 }
