@@ -541,6 +541,7 @@ class Runner:
         self.src = os.path.join(self.work, "src")
         self.bld = os.path.join(self.work, "build")
         self.log = os.path.join(self.work, "mutants-last.log")
+        self.failed_step = ""
 
     def lock(self):
         os.makedirs(self.work, exist_ok=True)
@@ -618,7 +619,8 @@ class Runner:
         return e
 
     def build(self):
-        """0: built; 1: does not compile; 2: built, but the test binary fails to list its tests."""
+        """0: built; 1: does not compile; 2: built, but the test binary fails to list its tests;
+        3: compiled, but a build step that runs the program failed (failed_step names it)."""
         with open(self.log, "w") as lf:
             r = subprocess.run(["ninja", "-C", self.bld, "-j", str(self.args.jobs)], stdout=lf,
                                stderr=subprocess.STDOUT, env=self.env())
@@ -626,7 +628,26 @@ class Runner:
             return 0
         text = open(self.log, encoding="utf-8", errors="replace").read()
         # gtest_discover_tests runs the new binary: a mutant that breaks it was built.
-        return 2 if "Error running test executable" in text else 1
+        if "Error running test executable" in text:
+            return 2
+        # The build also runs the binary (the man page is help2man over `dossier CMD --help`):
+        # a step that failed with every object compiled is the program misbehaving, not the
+        # compiler refusing. Seed 1237 counted three such mutants as not compiling.
+        failed = re.findall(r"^FAILED: (\S+)", text, re.M)
+        if failed and not any(f.endswith((".o", ".obj")) for f in failed):
+            self.failed_step = failed[0]
+            return 3
+        return 1
+
+    def first_error(self):
+        """The build log's first error: why a mutant did not compile."""
+        try:
+            for line in open(self.log, encoding="utf-8", errors="replace"):
+                if " error: " in line or line.startswith("error:"):
+                    return line.strip()[-200:]
+        except OSError:
+            pass
+        return "see the build log"
 
     def ctest(self, label=None, exclude=None, timeout=None):
         """True when every selected test passed. Each test is bounded (a mutant can loop)."""
@@ -799,9 +820,11 @@ def main():
         try:
             b = run.build()
             if b == 1:
-                verdict = "no-compile"
+                verdict, detail = "no-compile", run.first_error()
             elif b == 2:
                 verdict, detail = "killed", "the test binary fails to start"
+            elif b == 3:
+                verdict, detail = "killed", f"the build step {run.failed_step}, which runs the program"
             else:
                 label = label_for(m.path)
                 limit = args.timeout * 20
@@ -820,7 +843,8 @@ def main():
         secs = time.time() - t1
         results.append((m, verdict, detail, secs))
         print(f"[{n}/{len(sample)}] {verdict.upper():10} {secs:5.0f} s  {m.summary()}"
-              + (f"  by {detail}" if detail else ""), file=sys.stderr)
+              + ((f"  ({detail})" if verdict == "no-compile" else f"  by {detail}") if detail else ""),
+              file=sys.stderr)
     run.build()  # leave the copy's build unmutated
 
     print(f"\nmutants: seed {seed}, {len(results)} mutants of {total}, {time.time() - t0:.0f} s")

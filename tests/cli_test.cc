@@ -163,6 +163,20 @@ TEST(Cli, TwoCollectsMakeTwoRecordsAndOneReport) {
   r = Dossier({"report", "--dossier", dossier, "--format", "json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(json::parse(r.out)["machines"].size(), 2u);
+
+  // Each format whole, and the summary for the two it is for; html has no summary.
+  r = Dossier({"report", "--dossier", dossier, "--format", "html"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("<!DOCTYPE html>", 0), 0u) << r.out.substr(0, 200);
+  for (const char* format : {"md", "json"}) {
+    r = Dossier({"report", "--dossier", dossier, "--summary", "--format", format});
+    EXPECT_EQ(r.exit_code, 0) << format << ": " << r.err;
+    EXPECT_FALSE(r.out.empty()) << format;
+  }
+  r = Dossier({"report", "--dossier", dossier, "--summary", "--format", "html"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "dossier report: --summary is for --format md or json\n");
+  EXPECT_EQ(r.out, "");
 }
 
 TEST(Cli, DamagedRecordsAreNamedSkippedAndLeftAlone) {

@@ -57,6 +57,22 @@ TEST(P2pCli, AppendsARecordAndPrintsJson) {
   EXPECT_EQ(records, 1);
 }
 
+TEST(P2pCli, RepsIsTheNumberOfTimedBatchesEachFigureIsFrom) {
+  for (int reps : {3, 7}) {
+    Ran r = Dossier("seed-guest",
+                    "--pairs 0-1 --sizes 12K --no-host -q --no-store --format json "
+                    "--reps " +
+                        std::to_string(reps));
+    ASSERT_EQ(r.rc, 0) << r.out;
+    auto j = nlohmann::json::parse(r.out, nullptr, false);
+    ASSERT_FALSE(j.is_discarded()) << r.out;
+    ASSERT_FALSE(j["results"].empty());
+    EXPECT_EQ(j["provenance"]["/results/0/gbps_median"]["from"],
+              "events around 100 copies, " + std::to_string(reps) + " batches")
+        << j["provenance"];
+  }
+}
+
 TEST(P2pCli, FailedVerdictsAndBadInput) {
   testing::TempDir dir;
   std::string common = " --no-host -q --no-store --copy-timeout 0.2";

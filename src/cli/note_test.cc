@@ -122,6 +122,32 @@ TEST(NoteCommand, BadTargetsAreUsageErrors) {
   EXPECT_EQ(RunCli("note " + d + "done 3").code, 2);
 }
 
+// Any one option of a kind picks that kind of figure, so the message is about what that figure
+// still needs, never "give either" (which is for none or both kinds).
+TEST(NoteCommand, AMeasurementsKindIsPickedByAnyOneOfItsOptions) {
+  testing::TempDir t;
+  std::string d = "note --dossier " + t.path() + "/d measurement --machine m ";
+  const std::pair<const char*, const char*> cases[] = {
+      {"--gbps 40", "--pair : expected A-B ('0-1')"},
+      {"--latency-us 12", "--pair : expected A-B ('0-1')"},
+      {"--size 16M", "--pair : expected A-B ('0-1')"},
+      {"--pair 0-1", "--size '': expected a size"},
+      {"--pair 0-1 --size 16M", "--gbps or --latency-us is needed"},
+      {"--request-rate 2", "--total-tok-s or --output-tok-s is needed"},
+      {"--concurrency 8", "--total-tok-s or --output-tok-s is needed"},
+      {"--total-tok-s 485", "a serving figure needs its load"},
+      {"--output-tok-s 400", "a serving figure needs its load"},
+      {"", "give either a bandwidth"},
+      {"--gbps 40 --total-tok-s 485", "give either a bandwidth"},
+  };
+  for (const auto& [args, says] : cases) {
+    auto r = RunCli(d + args);
+    EXPECT_EQ(r.code, 2) << args << ": " << r.out;
+    EXPECT_NE(r.out.find(says), std::string::npos) << args << ": " << r.out;
+  }
+  EXPECT_FALSE(std::filesystem::exists(t.path() + "/d/records"));  // nothing stored
+}
+
 // A machine known only from its measurements (a figure typed in, serve-bench from a client):
 // the report shows them under the machine, with every other fact not captured, instead of
 // "No measurement yet" (#25: the measurement was stored and never shown).

@@ -323,15 +323,12 @@ Result<serve::BenchOptions> Check(const Flags& f, const CLI::App& app) {
 
 // The server's flags when it runs here (see local_server.h: the hook for the servers probe).
 void AddLocalServer(const serve::Endpoint& e, bool quiet, ServeMeasurement* m) {
-  if (!serve::IsLocalHost(e.host) || e.port <= 0) return;
-  if (auto s = serve::FindLocalServer(RootFs("/"), e.port)) {
+  std::string why;
+  if (auto s = serve::ServerOfEndpoint(RootFs("/"), e, &why)) {
     m->server_flags = s->flags;
     m->server_command = s->command;
-  } else if (!quiet) {
-    std::fprintf(stderr,
-                 "no process listening on port %d is visible (another user's? run as that user "
-                 "or root to record the server's flags)\n",
-                 e.port);
+  } else if (!why.empty() && !quiet) {
+    std::fprintf(stderr, "%s\n", why.c_str());
   }
 }
 

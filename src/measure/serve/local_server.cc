@@ -98,4 +98,14 @@ std::optional<LocalServer> FindLocalServer(const RootFs& fs, int port) {
   return std::nullopt;
 }
 
+std::optional<LocalServer> ServerOfEndpoint(const RootFs& fs, const Endpoint& e, std::string* why) {
+  why->clear();
+  if (!IsLocalHost(e.host) || e.port <= 0) return std::nullopt;
+  auto s = FindLocalServer(fs, e.port);
+  if (!s)
+    *why = "no process listening on port " + std::to_string(e.port) +
+           " is visible (another user's? run as that user or root to record the server's flags)";
+  return s;
+}
+
 }  // namespace dossier::serve

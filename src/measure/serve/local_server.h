@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "fs/root_fs.h"
+#include "measure/serve/endpoint.h"
 
 namespace dossier::serve {
 
@@ -32,6 +33,11 @@ bool IsLocalHost(std::string_view host);
 
 // The process listening on TCP `port` (IPv4 or IPv6), if one can be seen.
 std::optional<LocalServer> FindLocalServer(const RootFs& fs, int port);
+
+// The server behind a benchmarked endpoint when that endpoint is this machine: `why` says why
+// there is none for a local endpoint whose listener cannot be seen (another user's process), and
+// stays empty for a remote one (nothing here could say which process serves it).
+std::optional<LocalServer> ServerOfEndpoint(const RootFs& fs, const Endpoint& e, std::string* why);
 
 // "--a=1 --b 2 --c" -> {--a: 1, --b: 2, --c: true}; positional words are not flags. The argv must
 // already be redacted.

@@ -48,6 +48,33 @@ TEST(FindLocalServer, FollowsTheListeningSocketToItsProcess) {
   EXPECT_EQ(s->command.find("sk-live-123"), std::string::npos);
   EXPECT_EQ(s->flags["--api-key"], "<redacted>");
   EXPECT_FALSE(FindLocalServer(fs, 8000));
+
+  // Through the endpoint: only a local host's port is looked up here.
+  std::string why;
+  auto at = [](const char* host, int port) {
+    Endpoint e;
+    e.host = host;
+    e.port = port;
+    return e;
+  };
+  for (const char* host : {"127.0.0.1", "localhost", "[::1]", "0.0.0.0"}) {
+    Endpoint local = at(host, 30000);
+    auto e = ServerOfEndpoint(fs, local, &why);
+    ASSERT_TRUE(e) << host;
+    EXPECT_EQ(e->pid, 77);
+    EXPECT_EQ(why, "");
+  }
+  Endpoint remote = at("gpu-box.example", 30000);
+  EXPECT_FALSE(ServerOfEndpoint(fs, remote, &why));
+  EXPECT_EQ(why, "");  // nothing to say about another machine's processes
+  Endpoint no_port = at("127.0.0.1", 0);
+  EXPECT_FALSE(ServerOfEndpoint(fs, no_port, &why));
+  EXPECT_EQ(why, "");
+  Endpoint unseen = at("127.0.0.1", 8000);
+  EXPECT_FALSE(ServerOfEndpoint(fs, unseen, &why));
+  EXPECT_EQ(why,
+            "no process listening on port 8000 is visible (another user's? run as that user or "
+            "root to record the server's flags)");
 }
 
 TEST(IsLocalHost, Names) {
