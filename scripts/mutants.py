@@ -221,6 +221,21 @@ def only_found_or_not(code, args_start):
     return False  # the call goes on past the line: mutate it
 
 
+def _last_break_of_switch(code, mlines, i):
+    """A `break;` alone on its line whose next code line is the switch's closing brace (four
+    columns left of it, as clang-format indents a case's statements): deleting it falls off the
+    end of the switch, which is what it did. Seed 1238 drew one."""
+    if code.strip() != "break;":
+        return False
+    indent = len(code) - len(code.lstrip())
+    for nxt in mlines[i + 1:]:
+        n = nxt.rstrip("\n")
+        if not n.strip():
+            continue
+        return n.strip() == "}" and len(n) - len(n.lstrip()) == indent - 4
+    return False
+
+
 def generate(path, text, operators=None):
     """Every mutant of text (the contents of path), in the order of the source: deterministic."""
     ops = set(operators or OPERATORS)
@@ -296,7 +311,7 @@ def generate(path, text, operators=None):
             _ternaries(code, lines[i], i, sub)
         if "stmt-delete" in ops:
             st = _statement_span(code)
-            if st:
+            if st and not _last_break_of_switch(code, mlines, i):
                 sub(i, st[0], st[1], "{}", "stmt-delete")
 
     if "string-escape" in ops:

@@ -104,6 +104,17 @@ class Operators(unittest.TestCase):
         self.assertEqual(mutated("  size_t c = t.find(':') + 1;\n", "choice-swap"),
                          ["  size_t c = t.rfind(':') + 1;\n"])
 
+    def test_the_last_break_of_a_switch_is_not_deleted(self):
+        switch = ("  switch (k) {\n    case 1:\n      x = 1;\n      break;\n    case 2:\n"
+                  "      x = 2;\n      break;\n  }\n")
+        got = mutated(switch, "stmt-delete")
+        # The first case's break (falling into case 2 changes x) and both assignments; not the last break.
+        self.assertEqual(len(got), 3, got)
+        self.assertIn(switch.replace("      x = 1;\n      break;", "      x = 1;\n      {}", 1), got)
+        # A break that closes an if inside a case still is deleted (the case's code goes on).
+        nested = "    case 1:\n      if (a) {\n        break;\n      }\n      x = 1;\n"
+        self.assertIn(nested.replace("        break;", "        {}"), mutated(nested, "stmt-delete"))
+
     def test_escaping_literal_loses_a_character(self):
         self.assertEqual(mutated('out += "\'\\\\\'\'";\n', "string-escape"), ['out += "\\\\\'\'";\n'])
         self.assertEqual(mutated('x = "&amp;";\n', "string-escape"), ['x = "";\n'])

@@ -65,6 +65,22 @@ TEST(ShareGpt, ReadsFirstTwoTurnsAndFilters) {
   }
 }
 
+// A turn over 1 MiB drops its conversation only: the next one is read as usual.
+TEST(ShareGpt, AnOversizedTurnDropsItsConversationAndNoOther) {
+  testing::TempDir dir;
+  std::string huge((1 << 20) + 1, 'a');
+  dir.Write("sg.json",
+            "[" + Conv("Why is the sky blue at noon?", huge) + "," +
+                Conv("Tell me a story about a dragon.", "Once upon a time, a dragon...") + "]");
+  ShareGptStats st;
+  auto p = LoadShareGpt(dir.path() + "/sg.json", 10, 1, 64, &st);
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_EQ(st.conversations, 2);
+  EXPECT_EQ(st.eligible, 1);
+  ASSERT_EQ(p->size(), 1u);
+  EXPECT_EQ((*p)[0].text, "Tell me a story about a dragon.");
+}
+
 TEST(ShareGpt, ReservoirKeepsNAndIsReproducible) {
   testing::TempDir dir;
   std::string text = "[";

@@ -7,7 +7,9 @@
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -192,6 +194,26 @@ TEST(HttpStreamClient, UnresolvableHost) {
 
 // The wait is the time asked for, split into seconds and nanoseconds: just under a second is just
 // under a second (a wrong split waits two), and a ready descriptor ends it at once.
+// Run in a child: lowering the hard limit cannot be undone without privileges.
+TEST(RaiseFileLimit, RaisesTheSoftLimitTowardTheNeedUpToTheHardLimit) {
+  pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    rlimit rl{64, 256};
+    if (::setrlimit(RLIMIT_NOFILE, &rl) != 0) ::_exit(10);
+    if (RaiseFileLimit(100) != 100) ::_exit(11);   // below the hard limit: what was asked
+    if (RaiseFileLimit(50) != 100) ::_exit(12);    // never lowered
+    if (RaiseFileLimit(1000) != 256) ::_exit(13);  // past it: the hard limit
+    ::getrlimit(RLIMIT_NOFILE, &rl);
+    ::_exit(rl.rlim_cur == 256 ? 0 : 14);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "11: not raised to the need; 12: lowered; 13: not the hard "
+                                       "limit past it; 14: the limit in force differs";
+}
+
 TEST(WaitForEvents, WaitsTheTimeAskedForAndNoLonger) {
   int ep = ::epoll_create1(EPOLL_CLOEXEC);
   ASSERT_GE(ep, 0);

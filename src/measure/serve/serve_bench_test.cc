@@ -15,6 +15,7 @@
 #include "measure/serve/result_block.h"
 #include "model/json_io.h"
 #include "standins/openai_standin.h"
+#include "util/text.h"
 
 namespace dossier::serve {
 namespace {
@@ -451,6 +452,16 @@ TEST_P(ServeBenchStandin, MissingUsageAndNoTokenizerCountsChunksAndGivesNoTpot) 
   EXPECT_FALSE(r.input_tokens_server.known());
   std::string text = RenderResultBlocks(m);
   EXPECT_NE(text.find("Total generated chunks (not tokens):     28"), std::string::npos) << text;
+  // The block says what was measured: the endpoint and the model, each on its line.
+  auto value_of = [&text](const std::string& label) {
+    size_t at = text.find("\n" + label);
+    if (at == std::string::npos) return std::string("(no line)");
+    size_t end = text.find('\n', at + 1);
+    return std::string(Trim(text.substr(at + 1 + label.size(), end - at - 1 - label.size())));
+  };
+  EXPECT_EQ(value_of("Endpoint:"), m.endpoint) << text;
+  EXPECT_EQ(value_of("Model:"), m.model) << text;
+  EXPECT_FALSE(m.model.empty());
 }
 
 TEST_P(ServeBenchStandin, ConnectionRefused) {
