@@ -198,26 +198,31 @@ ARRAY_DECL = re.compile(r"\b(?:char|wchar_t|unsigned|int|long|short|size_t|u?int
                         r"double|float|bool|std::byte)\s+\w+\s*\[\s*$")
 
 
-# x.find(needle) compared only with npos asks whether the needle is there, which the search's
-# direction cannot change: find -> rfind there is always equivalent (seed 1236 drew two). A
-# start position (a second argument) or any other use of the result is mutated as before.
+# Two uses of find/rfind whose answer the search's direction cannot change, so the swap is always
+# equivalent: x.find(needle) compared only with npos (is the needle there? seed 1236 drew two),
+# and the starts-with idiom x.rfind(needle, 0) == 0 (from position 0 both find only a match at 0;
+# seed 1239 drew one). Other uses are mutated as before.
 NPOS_TEST = re.compile(r"\s*(?:==|!=)\s*(?:std::)?(?:\w+::)*npos\b")
+ZERO_TEST = re.compile(r"\s*(?:==|!=)\s*0\b")
 
 
-def only_found_or_not(code, args_start):
-    """Whether the call whose arguments open at args_start has one argument and its result is
-    only compared with npos."""
-    depth = 0
+def direction_irrelevant(code, args_start):
+    """Whether the find/rfind call whose arguments open at args_start asks only whether the needle
+    is there, or whether the text starts with it."""
+    depth, commas = 0, []
     for k in range(args_start, len(code)):
         c = code[k]
         if c in "([{":
             depth += 1
         elif c in ")]}":
             if depth == 0:
-                return bool(NPOS_TEST.match(code, k + 1))
+                if not commas:
+                    return bool(NPOS_TEST.match(code, k + 1))
+                second = code[commas[0] + 1:k].strip()
+                return len(commas) == 1 and second == "0" and bool(ZERO_TEST.match(code, k + 1))
             depth -= 1
         elif c == "," and depth == 0:
-            return False
+            commas.append(k)
     return False  # the call goes on past the line: mutate it
 
 
@@ -295,7 +300,7 @@ def generate(path, text, operators=None):
         if "choice-swap" in ops:
             for pat, new in CHOICE_SWAPS:
                 for mo in re.finditer(pat, code):
-                    if new in (".find(", ".rfind(") and only_found_or_not(code, mo.end()):
+                    if new in (".find(", ".rfind(") and direction_irrelevant(code, mo.end()):
                         continue
                     sub(i, mo.start(), mo.end(), new, "choice-swap")
         if "arg-swap" in ops:

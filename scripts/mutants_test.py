@@ -98,6 +98,11 @@ class Operators(unittest.TestCase):
         # Whether the needle is there: the direction cannot change it, so no mutant.
         self.assertEqual(mutated("  bool c = t.find(':') != std::string_view::npos;\n", "choice-swap"), [])
         self.assertEqual(mutated("  if (s.rfind(f(a, b)) == npos) return;\n", "choice-swap"), [])
+        # The starts-with idiom: from 0, both directions find only a match at 0.
+        self.assertEqual(mutated('  if (kind.rfind("finding", 0) == 0) return;\n', "choice-swap"), [])
+        self.assertEqual(mutated('  if (kind.find("finding", 0) != 0) return;\n', "choice-swap"), [])
+        self.assertEqual(mutated('  if (kind.rfind("finding", 3) == 0) return;\n', "choice-swap"),
+                         ['  if (kind.find("finding", 3) == 0) return;\n'])
         # A start position, or a position used, is mutated.
         self.assertEqual(mutated("  bool c = t.find(':', 3) != std::string::npos;\n", "choice-swap"),
                          ["  bool c = t.rfind(':', 3) != std::string::npos;\n"])

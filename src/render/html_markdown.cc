@@ -19,18 +19,6 @@ MdHtmlOut& MdOut(void* u) {
   return *static_cast<MdHtmlOut*>(u);
 }
 
-// An attribute's text as md4c hands it (normal text, entities, NUL replaced).
-std::string AttributeText(const MD_ATTRIBUTE& a) {
-  std::string s;
-  if (!a.text) return s;
-  for (int i = 0; a.substr_offsets[i] < a.size; ++i) {
-    std::string_view part(a.text + a.substr_offsets[i],
-                          a.substr_offsets[i + 1] - a.substr_offsets[i]);
-    s += a.substr_types[i] == MD_TEXT_NULLCHAR ? std::string_view("\xEF\xBF\xBD") : part;
-  }
-  return s;
-}
-
 // An entity md4c recognised: written as it is when it is only "&name;", "&#123;" or "&#x1F;".
 bool PlainEntity(std::string_view e) {
   if (e.size() < 3 || e.front() != '&' || e.back() != ';') return false;
@@ -38,6 +26,25 @@ bool PlainEntity(std::string_view e) {
     if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '#'))
       return false;
   return true;
+}
+
+// An attribute as md4c hands it, as HTML: text escaped, an entity written as it is (the browser
+// decodes it to the character CommonMark means, as in text; escaping it again linked to
+// "&amp;amp;"), a NUL as U+FFFD.
+std::string AttributeHtml(const MD_ATTRIBUTE& a) {
+  std::string s;
+  if (!a.text) return s;
+  for (int i = 0; a.substr_offsets[i] < a.size; ++i) {
+    std::string_view part(a.text + a.substr_offsets[i],
+                          a.substr_offsets[i + 1] - a.substr_offsets[i]);
+    if (a.substr_types[i] == MD_TEXT_NULLCHAR)
+      s += "\xEF\xBF\xBD";
+    else if (a.substr_types[i] == MD_TEXT_ENTITY && PlainEntity(part))
+      s += part;
+    else
+      s += Escape(part);
+  }
+  return s;
 }
 
 const char* AlignAttr(MD_ALIGN a) {
@@ -184,10 +191,12 @@ int EnterSpan(MD_SPANTYPE type, void* detail, void* u) {
   }
   if (out.image_depth > 0) return 0;
   if (type == MD_SPAN_A) {
-    std::string href = AttributeText(static_cast<MD_SPAN_A_DETAIL*>(detail)->href);
+    // The scheme is judged on the destination as the page will hold it: an entity is not
+    // decoded here, so "&#106;avascript:" is no https: and is refused.
+    std::string href = AttributeHtml(static_cast<MD_SPAN_A_DETAIL*>(detail)->href);
     bool ok = LinkAllowed(href);
     out.open.push_back(ok);
-    if (ok) out.html += "<a href=\"" + Escape(href) + "\">";
+    if (ok) out.html += "<a href=\"" + href + "\">";
     return 0;
   }
   if (const char* tag = SpanTag(type)) out.html += std::string("<") + tag + ">";

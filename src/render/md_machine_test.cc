@@ -267,5 +267,32 @@ TEST(MdMeasurementsRow, EachBestFigureInItsColumnAndADashWhereNone) {
       << out;
 }
 
+// Each table ends with a blank line, so what follows it (the next machine, the next section) is
+// never read as one more row by a Markdown reader that wants the break.
+TEST(MdMeasurementsRow, EveryTableIsFollowedByABlankLine) {
+  View v = testing::ViewOf({});
+  for (const char* name : {"a", "b"}) {
+    MachineView mv;
+    mv.machine.name = name;
+    ServeMeasurement sm;
+    sm.time = "2026-12-01T00:00:00Z";
+    sm.endpoint = "http://127.0.0.1:8000";
+    ServeRun r;
+    r.concurrency.Set(8, "serve-bench");
+    r.completed = 10;
+    r.total_tokens_per_s = 485;
+    r.output_tokens_per_s = 400;
+    sm.runs.push_back(r);
+    mv.serve.push_back(sm);
+    v.machines.push_back(mv);
+  }
+  std::string out;
+  MdMeasurements(v, Analysis{}, &out);
+  size_t b = out.find("### `b`");
+  ASSERT_NE(b, std::string::npos) << out;
+  EXPECT_EQ(out.substr(b - 3, 3), "|\n\n") << out;
+  EXPECT_TRUE(out.ends_with("|\n\n")) << out;
+}
+
 }  // namespace
 }  // namespace dossier

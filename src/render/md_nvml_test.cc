@@ -55,6 +55,21 @@ TEST(MdNvml, ACollectedMachineWithoutNvmlShowsItsPastedMatrices) {
   EXPECT_EQ(out.find("P2P write"), std::string::npos);  // not pasted: not shown
 }
 
+// A matrix with more than one value is a table: a row per GPU, a column per GPU, in order.
+TEST(MdNvml, AMixedMatrixIsATableWithARowPerGpu) {
+  MachineView mv = TwoGpus("NODE", "PHB");
+  mv.machine.topology.nvml_levels = {{"X", "NV2", "PHB"}, {"NV2", "X", "SYS"}, {"PHB", "SYS", "X"}};
+  std::string out;
+  MdNvml(mv, &out);
+  EXPECT_NE(out.find("|   | GPU0 | GPU1 | GPU2 |\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("| **GPU0** | X | NV2 | PHB |\n"
+                     "| **GPU1** | NV2 | X | SYS |\n"
+                     "| **GPU2** | PHB | SYS | X |\n"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(out.find("**GPU3**"), std::string::npos) << out;
+}
+
 TEST(MdNvml, AgreementAndAbsence) {
   std::string out;
   MdNvml(TwoGpus("PHB", "PHB"), &out);

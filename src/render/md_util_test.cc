@@ -258,6 +258,27 @@ TEST(HtmlMarkdown, NoImageAndOnlyFragmentOrHttpsLinks) {
   EXPECT_FALSE(html::LinkAllowed(" https://x"));
 }
 
+// md4c hands a link's destination in parts: a NUL byte is its own part, written as U+FFFD; an
+// entity is written as it is (the browser decodes it once, to the '&' CommonMark means); the
+// text around them is escaped.
+TEST(HtmlMarkdown, ALinksNulEntitiesAndTextEachComeOutOnce) {
+  std::string md = "[a](<https://x.example/p";
+  md.push_back('\0');
+  md += "q&amp;r\"s>)\n";
+  std::string html = html::FromMarkdown(md);
+  EXPECT_NE(html.find("<a href=\"https://x.example/p\xEF\xBF\xBDq&amp;r&quot;s\">a</a>"),
+            std::string::npos)
+      << html;
+  EXPECT_EQ(html.find('\0'), std::string::npos);
+  // A backslash makes "&amp;" text, not an entity: it links to those five characters.
+  EXPECT_NE(html::FromMarkdown("[c](<https://x.example/\\&amp;>)\n")
+                .find("<a href=\"https://x.example/&amp;amp;\">c</a>"),
+            std::string::npos)
+      << html::FromMarkdown("[c](<https://x.example/\\&amp;>)\n");
+  // An entity that spells a scheme is not the scheme: refused, as before.
+  EXPECT_EQ(html::FromMarkdown("[b](&#106;avascript:x)\n").find("<a "), std::string::npos);
+}
+
 TEST(HtmlMarkdown, WritesTheBlocksOfTheReport) {
   std::string html = html::FromMarkdown(
       "#### Title\n\n| a | b |\n|---|---|\n| `x` | **y** |\n\n- [x] done\n- [ ] open\n\n1. one\n"

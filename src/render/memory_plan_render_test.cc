@@ -58,6 +58,10 @@ TEST(MemoryPlanMarkdown, EachUnknownReasonIsSaidOnceUnderTheTable) {
   std::string md2 = MemoryPlansMarkdown({whole}, "###");
   EXPECT_EQ(md2.find("note 1"), std::string::npos) << md2;
   EXPECT_NE(md2.find("| 1000 | 0.00 | no: test |"), std::string::npos) << md2;
+  // With the context the concurrency was computed for, the cell names it.
+  whole.context.Set(32768, "test");
+  std::string md3 = MemoryPlansMarkdown({whole}, "###");
+  EXPECT_NE(md3.find("| 1000 | 0.00 at 32768 tokens | no: test |"), std::string::npos) << md3;
 }
 
 // A check off by more than 10 % names what to look at; one off by exactly 10 %, or less, is

@@ -111,6 +111,30 @@ TEST(Report, InstructionsStatedFactsAccomplishedAndFiles) {
             std::string::npos);
 }
 
+// Each entry's context is its machine and its date, whichever are known, joined by ", ".
+TEST(Report, AccomplishedEntriesSayTheirMachineAndWhen) {
+  Analysis a;
+  auto item = [](std::string machine, std::string when, bool failed) {
+    DoneItem d;
+    d.what = "install CUDA 12.8";
+    d.result = "done";
+    d.machine = std::move(machine);
+    d.when = std::move(when);
+    d.from = "notes.toml:9";
+    d.failed = failed;
+    return d;
+  };
+  a.plan.accomplished = {item("guest", "2026-12-01", false), item("", "2026-12-02", false),
+                         item("host", "", true), item("", "", false)};
+  std::string out;
+  MdAccomplished(View{}, a, &out);
+  EXPECT_EQ(out,
+            "- [x] install CUDA 12.8 (`guest`, 2026-12-01) `notes.toml:9`\n"
+            "- [x] install CUDA 12.8 (2026-12-02) `notes.toml:9`\n"
+            "- [ ] install CUDA 12.8 (did not work) (`host`) `notes.toml:9`\n"
+            "- [x] install CUDA 12.8 `notes.toml:9`\n\n");
+}
+
 TEST(Report, NextStepsBlockingFirstNotesAndFindingsSideBySide) {
   View v = SeedView();
   Analysis a = Analyze(v);
