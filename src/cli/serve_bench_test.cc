@@ -18,6 +18,7 @@
 #include "measure/serve/serve_records.h"
 #include "standins/openai_standin.h"
 #include "store/dossier_dir.h"
+#include "util/text.h"
 
 extern char** environ;
 
@@ -166,6 +167,31 @@ TEST(ServeBenchCli, TextBlockWithTheKeyOnTheCommandLine) {
   EXPECT_EQ(r.err.find(kKey), std::string::npos);
   EXPECT_EQ(Records(dossier).find(kKey), std::string::npos);
   EXPECT_NE(Records(dossier).find("\"kind\": \"serve-bench\""), std::string::npos);
+}
+
+// On a stderr that is not a terminal (a log, a pipe) each progress report is a line of its own:
+// no carriage returns, never two reports run together.
+TEST(ServeBenchCli, ProgressIsOneLinePerReportWhenStderrIsNotATerminal) {
+  testing::StandinConfig cfg = Quick();
+  cfg.itl_ms = 100;  // 10 requests one at a time, ~0.3 s each: at least two reports
+  testing::StandinServer server(cfg);
+  ASSERT_TRUE(server.Start());
+  testing::TempDir dir;
+  Ran r = RunDossier(
+      dir, {"serve-bench", server.base_url(), "--api-key", kKey, "--concurrency", "1",
+            "--num-prompts", "10", "--input-len", "8", "--output-len", "4", "--no-store"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err.find('\r'), std::string::npos) << r.err;
+  int reports = 0;
+  for (const auto& line : Split(r.err, '\n')) {
+    size_t at = line.find(" done, ");
+    if (at == std::string::npos) continue;
+    ++reports;
+    EXPECT_EQ(line.find(" done, ", at + 1), std::string::npos)
+        << "two reports on one line: " << line;
+    EXPECT_TRUE(line.ends_with(" s")) << line;
+  }
+  EXPECT_GE(reports, 2) << r.err;
 }
 
 TEST(ServeBenchCli, UrlCredentialsAreRedacted) {

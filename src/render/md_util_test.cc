@@ -279,6 +279,14 @@ TEST(HtmlMarkdown, ALinksNulEntitiesAndTextEachComeOutOnce) {
   EXPECT_EQ(html::FromMarkdown("[b](&#106;avascript:x)\n").find("<a "), std::string::npos);
 }
 
+// Each block is closed by its own tag and nothing else.
+TEST(HtmlMarkdown, EachBlockClosesItselfOnly) {
+  EXPECT_EQ(html::FromMarkdown("para\n"), "<p>para</p>\n");
+  EXPECT_EQ(html::FromMarkdown("#### T\n"), "<h4>T</h4>\n");
+  EXPECT_EQ(html::FromMarkdown("```\nx\n```\n"), "<pre><code>x\n</code></pre>\n");
+  EXPECT_EQ(html::FromMarkdown("> q\n"), "<blockquote>\n<p>q</p>\n</blockquote>\n");
+}
+
 TEST(HtmlMarkdown, WritesTheBlocksOfTheReport) {
   std::string html = html::FromMarkdown(
       "#### Title\n\n| a | b |\n|---|---|\n| `x` | **y** |\n\n- [x] done\n- [ ] open\n\n1. one\n"

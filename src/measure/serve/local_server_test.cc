@@ -28,7 +28,15 @@ TEST(FindLocalServer, FollowsTheListeningSocketToItsProcess) {
              "    0 4242 1 0 100 0 0 10 0\n"
              "   1: 0100007F:7530 0100007F:9C40 01 00000000:00000000 00:00000000 00000000  1000    "
              "    0 5555 1 0 20 4 30 10 -1\n");
-  root.Write("proc/net/tcp6", "  sl  local_address ...\n");
+  // Port 1 listens on IPv6 only (inode 6161, process 88): found through tcp6 as well.
+  root.Write("proc/net/tcp6",
+             "  sl  local_address                         remote_address                        st "
+             "tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
+             "   0: 00000000000000000000000001000000:0001 00000000000000000000000000000000:0000 0A "
+             "00000000:00000000 00:00000000 00000000  1000        0 6161 1 0 100 0 0 10 0\n");
+  const char kV6[] = "llama-server\0--port\0001";
+  root.Write("proc/88/cmdline", std::string(kV6, sizeof kV6));
+  root.Link("socket:[6161]", "proc/88/fd/5");
   const char kCmdline[] =
       "python3\0-m\0vllm.entrypoints.openai.api_server\0--port\0"
       "30000\0--api-key\0sk-live-123\0--tensor-parallel-size\0"
@@ -64,6 +72,10 @@ TEST(FindLocalServer, FollowsTheListeningSocketToItsProcess) {
     EXPECT_EQ(e->pid, 77);
     EXPECT_EQ(why, "");
   }
+  auto v6 = ServerOfEndpoint(fs, at("[::1]", 1), &why);
+  ASSERT_TRUE(v6) << why;
+  EXPECT_EQ(v6->pid, 88);
+  EXPECT_EQ(v6->flags["--port"], "1");
   Endpoint remote = at("gpu-box.example", 30000);
   EXPECT_FALSE(ServerOfEndpoint(fs, remote, &why));
   EXPECT_EQ(why, "");  // nothing to say about another machine's processes
