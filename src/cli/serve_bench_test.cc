@@ -297,19 +297,19 @@ TEST(ServeBenchCli, UsageErrors) {
   }
 }
 
-// A bound is a value the option takes: 100000 warm-ups pass the check (and fail on the closed
-// port, fast: every warm-up failed), one more is a usage error naming the range.
-TEST(ServeBenchCli, TheWarmupBoundIsAcceptedAndOneMoreIsNot) {
+// A bound is a value the option takes: a 1,000,000-token prompt passes the check (and fails on
+// the closed port), one token more is a usage error naming the range.
+TEST(ServeBenchCli, TheInputLengthBoundIsAcceptedAndOneMoreIsNot) {
   testing::TempDir dir;
   const std::string closed = "http://127.0.0.1:" + std::to_string(testing::ClosedPort());
   Ran at = RunDossier(dir, {"serve-bench", closed, "--model", "m", "--no-store", "-q",
-                            "--num-prompts", "1", "--num-warmups", "100000"});
+                            "--num-prompts", "1", "--input-len", "1000000"});
   EXPECT_EQ(at.code, 1) << at.err;
-  EXPECT_NE(at.err.find("every warm-up request failed"), std::string::npos) << at.err;
+  EXPECT_EQ(at.err.find("--input-len"), std::string::npos) << at.err;
   Ran past = RunDossier(dir, {"serve-bench", closed, "--model", "m", "--no-store", "-q",
-                              "--num-prompts", "1", "--num-warmups", "100001"});
+                              "--num-prompts", "1", "--input-len", "1000001"});
   EXPECT_EQ(past.code, 2) << past.err;
-  EXPECT_NE(past.err.find("--num-warmups: 0 to 100000"), std::string::npos) << past.err;
+  EXPECT_NE(past.err.find("--input-len: 1 to 1000000"), std::string::npos) << past.err;
 }
 
 // A host without libcurl (the portable binary on a bare system): plain http still parses and
